@@ -1,0 +1,58 @@
+"""Data-driven initialisation shared by the builders: inducing inputs and fixed linear means."""
+import warnings
+from typing import List, Tuple
+
+import numpy as np
+from scipy.cluster.vq import kmeans2
+
+import gpflow
+from gpflow.mean_functions import Identity, Linear, MeanFunction
+
+
+def kmeans_inducing_inputs(X: np.ndarray, num_inducing: int, seed: int = 0) -> np.ndarray:
+    """``[M, D]`` k-means centres of the rows of X (X itself when M equals N)."""
+    N = X.shape[0]
+    if num_inducing > N:
+        raise ValueError(
+            f"num_inducing={num_inducing} needs at least as many training points, got N={N}"
+        )
+    if num_inducing == N:
+        return X.copy()
+    rng = np.random.default_rng(seed)
+    with warnings.catch_warnings():
+        # a cluster that loses all its points keeps its starting point, itself a data point
+        warnings.filterwarnings("ignore", "One of the clusters is empty")
+        centres, _ = kmeans2(X, X[rng.choice(N, num_inducing, replace=False)], minit="matrix")
+    return centres
+
+
+def linear_projection(X: np.ndarray, output_dim: int) -> np.ndarray:
+    """The ``[D_in, D_out]`` map of Salimbeni & Deisenroth (2017): the identity when the widths
+    agree, the top right-singular vectors of X (PCA) when narrowing, ``[I, 0]`` when widening."""
+    input_dim = X.shape[1]
+    if output_dim == input_dim:
+        return np.eye(input_dim)
+    if output_dim < input_dim:
+        _, _, V = np.linalg.svd(X, full_matrices=False)
+        return V[:output_dim].T
+    return np.concatenate([np.eye(input_dim), np.zeros((input_dim, output_dim - input_dim))], axis=1)
+
+
+def fixed_linear_means(
+    X: np.ndarray, Z: np.ndarray, widths: List[int]
+) -> Tuple[List[MeanFunction], List[np.ndarray]]:
+    """Fixed (untrained) linear mean functions for layers mapping to ``widths``, and each layer's
+    inducing inputs: Z for the first, then Z carried through the projections, as the data is."""
+    means, inducing = [], []
+    for width in widths:
+        inducing.append(Z)
+        W = linear_projection(X, width)
+        if W.shape[0] == W.shape[1] and np.array_equal(W, np.eye(W.shape[0])):
+            mean = Identity(W.shape[0])
+        else:
+            mean = Linear(A=W, b=np.zeros(width))
+            gpflow.set_trainable(mean, False)
+        means.append(mean)
+        X, Z = X @ W, Z @ W
+    inducing.append(Z)
+    return means, inducing

@@ -1,0 +1,186 @@
+"""What every deep model of the package shares: a stack of layers, a likelihood, and a finite
+Gaussian-mixture predictive written once (moments, densities, chunked evaluation)."""
+import abc
+import functools
+import weakref
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+import numpy as np
+import tensorflow as tf
+
+from gpflow.base import TensorType
+from gpflow.likelihoods import Likelihood
+from gpflow.models import BayesianModel
+from gpflow.models.training_mixins import ExternalDataTrainingLossMixin
+
+from ..layers import GPLayer
+from ..propagation import LayerOutput
+from ..mixtures import (
+    GaussianMixture,
+    mixture_log_density,
+    mixture_moments,
+    per_component,
+    predict_mean_and_var,
+)
+from ..validation import as_data, as_inputs, check_layer_stack, check_positive_int
+
+
+class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
+    """A stack of layers whose predictive is a finite mixture of Gaussians over the last layer.
+
+    Subclasses say how the paths are made (:meth:`_mixture`) and what is maximised
+    (``maximum_log_likelihood_objective``); predictions follow from the mixture.
+
+    :param layers: the layers, input first; each layer's width is the next one's input width.
+    :param likelihood: any GPflow likelihood; the last layer's width is its latent dimension.
+    :param num_data: N, the size of the full training set (minibatch terms are scaled by N/B).
+    :param seed: seeds the model's random number generator (``self.rng``), which supplies the
+        noise of training objectives and of predictions called without a ``seed``.
+    :param prediction_batch_size: test points per chunk in predictions (bounds memory).
+    """
+
+    def __init__(
+        self,
+        layers: Sequence[GPLayer],
+        likelihood: Likelihood,
+        num_data: int,
+        *,
+        seed: int = 0,
+        prediction_batch_size: int = 1000,
+        name: Optional[str] = None,
+    ):
+        super().__init__(name=name)
+        check_layer_stack(layers, likelihood)
+        self.layers = list(layers)
+        self.likelihood = likelihood
+        self.num_data = check_positive_int("num_data", num_data)
+        self.prediction_batch_size = check_positive_int("prediction_batch_size", prediction_batch_size)
+        self.rng = tf.random.Generator.from_seed(int(seed))
+
+    @property
+    def input_dim(self) -> int:
+        """D, the width of the model's inputs."""
+        return self.layers[0].input_dim
+
+    @property
+    def dtype(self) -> tf.DType:
+        """The float type of the model's parameters (inputs are converted to it)."""
+        return self.layers[0].q_mu.dtype
+
+    def prior_kl(self) -> tf.Tensor:
+        """Σ_l KL[q(U_l) ‖ p(U_l)], the regulariser summed over the layers."""
+        return tf.add_n([layer.prior_kl() for layer in self.layers])
+
+    def new_seed(self) -> tf.Tensor:
+        """A fresh ``[2]`` seed for stateless random ops, drawn from ``self.rng``."""
+        return self.rng.make_seeds(1)[:, 0]
+
+    @abc.abstractmethod
+    def _paths(
+        self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor
+    ) -> Tuple[List[LayerOutput], tf.Tensor]:
+        """Every layer's outputs on S paths at inputs X ``[N, D]``, and the paths' log-weights
+        ``[S]``. Models with a fixed set of paths ignore ``num_samples`` and ``seed``."""
+
+    def _mixture(self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor) -> GaussianMixture:
+        """The predictive mixture over the last layer's f at inputs X ``[N, D]``."""
+        outputs, log_weights = self._paths(X, num_samples, seed)
+        return GaussianMixture(outputs[-1].means, outputs[-1].variances, log_weights)
+
+    def _predict(
+        self,
+        quantity: str,
+        Xnew: TensorType,
+        Y: Optional[TensorType] = None,
+        *,
+        num_samples: int,
+        seed: tf.Tensor,
+    ) -> Any:
+        """Evaluate ``quantity`` (one of :data:`QUANTITIES`) in chunks of ``prediction_batch_size``
+        points, each chunk with its own seed, and join the chunks along the point axis.
+        ``Xnew`` and ``Y`` are tensors already checked by :func:`validate_inputs`."""
+        X = Xnew
+        targets = () if Y is None else (Y,)
+        evaluate = _compiled_prediction(self, quantity, with_targets=Y is not None)
+        num_samples = tf.constant(num_samples, tf.int32)
+        pieces = []
+        for chunk, start in enumerate(range(0, max(X.shape[0], 1), self.prediction_batch_size)):
+            rows = slice(start, start + self.prediction_batch_size)
+            chunk_seed = tf.cast(tf.random.experimental.stateless_fold_in(seed, chunk), tf.int64)
+            pieces.append(evaluate(X[rows], *(t[rows] for t in targets), num_samples, chunk_seed))
+        if quantity == "paths":
+            return _concat([piece[0] for piece in pieces], axis=1), pieces[0][1]
+        return _concat(pieces, axis=0)
+
+
+def _evaluate(model_ref, quantity: str, X: tf.Tensor, *args: tf.Tensor) -> Any:
+    """One chunk of a prediction; ``args`` is ``([Y,] num_samples, seed)``."""
+    model = model_ref()
+    *targets, num_samples, seed = args
+    if quantity == "paths":
+        return model._paths(X, num_samples, seed)
+    mixture = model._mixture(X, num_samples, seed)
+    if quantity == "f":
+        return mixture_moments(*mixture)
+    if quantity == "y":
+        means, variances = predict_mean_and_var(model.likelihood, X, mixture.means, mixture.variances)
+        return mixture_moments(means, variances, mixture.log_weights)
+    logp = per_component(model.likelihood.predict_log_density, X, mixture.means, mixture.variances, *targets)
+    return mixture_log_density(logp, mixture.log_weights)
+
+
+QUANTITIES = ("paths", "f", "y", "log_density")
+_COMPILED_PREDICTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _compiled_prediction(model: DeepMixtureModel, quantity: str, with_targets: bool) -> Callable:
+    """The compiled chunk evaluation of ``quantity`` for ``model``, traced once per model.
+
+    Kept outside the model so that ``gpflow.utilities.deepcopy`` and checkpoints never meet a
+    traced graph; the partial over a weak reference gives every model its own function (TensorFlow
+    counts retracing per Python function) without keeping the model alive.
+    """
+    if quantity not in QUANTITIES:
+        raise ValueError(f"quantity must be one of {QUANTITIES}, got {quantity!r}")
+    functions = _COMPILED_PREDICTIONS.setdefault(model, {})
+    if quantity not in functions:
+        signature = [tf.TensorSpec([None, model.input_dim], model.dtype)]
+        if with_targets:
+            signature.append(tf.TensorSpec([None, None], model.dtype))
+        signature += [tf.TensorSpec([], tf.int32), tf.TensorSpec([2], tf.int64)]
+        python_function = functools.partial(_evaluate, weakref.ref(model), quantity)
+        functions[quantity] = tf.function(python_function, input_signature=signature)
+    return functions[quantity]
+
+
+def _concat(pieces: List[Any], axis: int) -> Any:
+    return tf.nest.map_structure(lambda *parts: tf.concat(parts, axis=axis), *pieces)
+
+
+def validate_inputs(method: Callable) -> Callable:
+    """Check and convert a prediction method's first argument (``Xnew``, or ``data`` = (X, Y))
+    before its shape checks run, so that bad input gets a ValueError/TypeError naming it."""
+
+    @functools.wraps(method)
+    def wrapper(self: DeepMixtureModel, first, *args, **kwargs):
+        if isinstance(first, (tuple, list)):
+            first = as_data(first, self.input_dim, self.dtype)
+        else:
+            first = as_inputs("Xnew", first, self.input_dim, self.dtype)
+        return method(self, first, *args, **kwargs)
+
+    return wrapper
+
+
+def resolve_seed(model: DeepMixtureModel, seed) -> tf.Tensor:
+    """A ``[2]`` int64 seed tensor from None (draw from the model's generator), an int or a pair."""
+    if seed is None:
+        return model.new_seed()
+    if isinstance(seed, tf.random.Generator):
+        return seed.make_seeds(1)[:, 0]
+    values = np.atleast_1d(np.asarray(seed, dtype=np.int64))
+    if values.shape == (1,):
+        values = np.array([values[0], 0], dtype=np.int64)
+    if values.shape != (2,):
+        raise ValueError(f"seed must be None, an int, a pair of ints or a tf.random.Generator, got {seed!r}")
+    return tf.constant(values, dtype=tf.int64)

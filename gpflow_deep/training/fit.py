@@ -1,0 +1,184 @@
+"""``fit``: train a deep model with minibatches, any TensorFlow optimizer, TensorBoard and
+checkpoints, the whole step compiled as one ``tf.function``."""
+import time
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+import tensorflow as tf
+
+from gpflow.keras import tf_keras
+from gpflow.optimizers import NaturalGradient
+
+from ..models import DeepMixtureModel
+from ..validation import as_data, check_positive_int
+from .monitoring import monitor_tasks
+from .progress import Progress
+
+
+@dataclass
+class FitResult:
+    """What a call to :func:`fit` did.
+
+    :ivar objectives: the objective (ELBO or the model's own) at each iteration of this call.
+    :ivar iterations: the iteration count the model has reached (resumed runs included).
+    :ivar resumed_from: the iteration restored from a checkpoint (0 for a fresh run).
+    :ivar seconds: wall time of this call's loop, the first step's tracing included.
+    :ivar first_step_seconds: wall time of the first step (tracing and compilation).
+    """
+
+    objectives: np.ndarray
+    iterations: int
+    resumed_from: int
+    seconds: float
+    first_step_seconds: float
+
+    @property
+    def seconds_per_iteration(self) -> float:
+        """Mean time of the steps after the first (compilation excluded)."""
+        steps = len(self.objectives) - 1
+        return (self.seconds - self.first_step_seconds) / steps if steps > 0 else float("nan")
+
+
+def fit(
+    model: DeepMixtureModel,
+    data: Tuple[np.ndarray, np.ndarray],
+    iterations: int = 1000,
+    *,
+    batch_size: Optional[int] = None,
+    optimizer: Optional[tf_keras.optimizers.Optimizer] = None,
+    learning_rate: float = 0.01,
+    natgrad_gamma: Optional[float] = None,
+    seed: Optional[int] = None,
+    jit_compile: bool = False,
+    log_dir: Optional[str] = None,
+    monitor_every: int = 100,
+    validation_data: Optional[Tuple[np.ndarray, np.ndarray]] = None,
+    checkpoint_dir: Optional[str] = None,
+    checkpoint_every: int = 1000,
+    progress: bool = True,
+) -> FitResult:
+    """Maximise the model's objective for ``iterations`` steps in total.
+
+    :param model: a model of this package.
+    :param data: the training pair (X ``[N, D]``, Y ``[N, P]``).
+    :param iterations: the step count to reach; a run resumed from a checkpoint does the rest.
+    :param batch_size: minibatch size (shuffled every epoch through ``tf.data``); None or at
+        least N for full batch.
+    :param optimizer: any ``tf_keras`` optimizer; Adam with ``learning_rate`` by default.
+    :param natgrad_gamma: if given, the last layer's (q_mu, q_sqrt) take natural-gradient steps
+        of this size (GPflow's ``NaturalGradient``) and the optimizer trains everything else.
+    :param seed: seeds the model's generator and the shuffling: the same seed, the same run.
+    :param jit_compile: compile the update with XLA (see ``docs/benchmarks.md`` for when it pays).
+    :param log_dir: write TensorBoard summaries there every ``monitor_every`` steps (see
+        :func:`gpflow_deep.training.monitoring.monitor_tasks`).
+    :param validation_data: held-out (X, Y) whose log-density and RMSE are logged.
+    :param checkpoint_dir: save a ``tf.train.Checkpoint`` there every ``checkpoint_every``
+        steps and at the end; a later call with the same directory resumes from the latest one.
+    :param progress: print a progress line with the running objective.
+    """
+    iterations = check_positive_int("iterations", iterations)
+    monitor_every = check_positive_int("monitor_every", monitor_every)
+    checkpoint_every = check_positive_int("checkpoint_every", checkpoint_every)
+    if not isinstance(model, DeepMixtureModel):
+        raise TypeError(f"model must be a gpflow_deep model, got {type(model).__name__}")
+    X, Y = as_data(data, model.input_dim, model.dtype)
+    if validation_data is not None:
+        validation_data = as_data(validation_data, model.input_dim, model.dtype)
+    if seed is not None:
+        model.rng.reset_from_seed(int(seed))
+
+    optimizer = optimizer or tf_keras.optimizers.Adam(learning_rate)
+    natgrad_pairs = _natgrad_pairs(model, natgrad_gamma)
+    natgrad = NaturalGradient(gamma=natgrad_gamma) if natgrad_pairs else None
+    variables = _variables_for_optimizer(model, natgrad_pairs)
+    iteration = tf.Variable(0, dtype=tf.int64, trainable=False, name="iteration")
+
+    def update(X_batch: tf.Tensor, Y_batch: tf.Tensor) -> tf.Tensor:
+        batch = (X_batch, Y_batch)
+        if natgrad is not None:
+            natgrad.minimize(lambda: model.training_loss(batch), var_list=natgrad_pairs)
+        with tf.GradientTape(watch_accessed_variables=False) as tape:
+            tape.watch(variables)
+            loss = model.training_loss(batch)
+        gradients = tape.gradient(loss, variables)
+        optimizer.apply_gradients([(g, v) for g, v in zip(gradients, variables) if g is not None])
+        iteration.assign_add(1)
+        return loss
+
+    compiled_update = tf.function(update, jit_compile=jit_compile)
+    batches = _minibatches(X, Y, batch_size, seed)
+    if batches is None:
+        step = tf.function(lambda: compiled_update(X, Y))
+    else:
+        step = tf.function(lambda: compiled_update(*next(batches)))
+
+    checkpoint_manager = None
+    if checkpoint_dir is not None:
+        _build(optimizer, variables)
+        tracked = dict(model=model, optimizer=optimizer, iteration=iteration)
+        if batches is not None:
+            tracked["data"] = batches
+        checkpoint = tf.train.Checkpoint(**tracked)
+        checkpoint_manager = tf.train.CheckpointManager(checkpoint, checkpoint_dir, max_to_keep=3)
+        if checkpoint_manager.latest_checkpoint:
+            checkpoint.restore(checkpoint_manager.latest_checkpoint).assert_existing_objects_matched()
+    start = int(iteration.numpy())
+
+    tasks = monitor_tasks(log_dir, model, validation_data, X.numpy()) if log_dir else []
+    reporter = Progress(iterations, start) if progress else None
+    losses: List[tf.Tensor] = []
+    reported = 0
+    began = time.perf_counter()
+    first_step_seconds = 0.0
+    for current in range(start + 1, iterations + 1):
+        losses.append(step())
+        if current == start + 1:
+            first_step_seconds = time.perf_counter() - began
+        if tasks and (current % monitor_every == 0 or current == iterations):
+            objective = -float(losses[-1])
+            for task in tasks:
+                task(current, objective=objective)
+        if checkpoint_manager is not None and (current % checkpoint_every == 0 or current == iterations):
+            checkpoint_manager.save(checkpoint_number=current)
+        if reporter is not None and reporter.due(current):
+            reporter.report(current, -float(tf.reduce_mean(tf.stack(losses[reported:]))))
+            reported = len(losses)
+    seconds = time.perf_counter() - began
+    if reporter is not None:
+        reporter.close()
+    objectives = -np.array([float(loss) for loss in losses]) if losses else np.zeros(0)
+    return FitResult(objectives, int(iteration.numpy()), start, seconds, first_step_seconds)
+
+
+def _minibatches(X: tf.Tensor, Y: tf.Tensor, batch_size: Optional[int], seed: Optional[int]):
+    """An iterator over shuffled minibatches of fixed size, or None for full batch."""
+    N = int(X.shape[0])
+    if batch_size is None or check_positive_int("batch_size", batch_size) >= N:
+        return None
+    dataset = tf.data.Dataset.from_tensor_slices((X, Y))
+    dataset = dataset.shuffle(N, seed=seed, reshuffle_each_iteration=True)
+    dataset = dataset.batch(batch_size, drop_remainder=True).repeat()
+    return iter(dataset.prefetch(tf.data.AUTOTUNE))
+
+
+def _natgrad_pairs(model: DeepMixtureModel, gamma: Optional[float]) -> List[Tuple[tf.Variable, tf.Variable]]:
+    if gamma is None:
+        return []
+    if not gamma > 0:
+        raise ValueError(f"natgrad_gamma must be positive, got {gamma!r}")
+    last = model.layers[-1]
+    if last.q_diag:
+        raise ValueError("natgrad_gamma: natural gradients need a full q_sqrt on the last layer (q_diag=False)")
+    return [(last.q_mu, last.q_sqrt)]
+
+
+def _variables_for_optimizer(model: DeepMixtureModel, natgrad_pairs: Sequence) -> List[tf.Variable]:
+    natural = {parameter.unconstrained_variable.ref() for pair in natgrad_pairs for parameter in pair}
+    return [v for v in model.trainable_variables if v.ref() not in natural]
+
+
+def _build(optimizer: tf_keras.optimizers.Optimizer, variables: List[tf.Variable]) -> None:
+    """Create the optimizer's slots now, so that a checkpoint restores them at once."""
+    if hasattr(optimizer, "build") and not getattr(optimizer, "built", False):
+        optimizer.build(variables)
