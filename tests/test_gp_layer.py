@@ -8,7 +8,7 @@ from gpflow.inducing_variables import InducingPoints, SeparateIndependentInducin
 from gpflow.kernels import SeparateIndependent, SharedIndependent, SquaredExponential
 
 from gpflow_deep import GPLayer
-from gpflow_deep.layers.sparse_marginals import quadratic_diagonal
+from gpflow_deep.layers.sparse_marginals import projected_square_norms
 
 M, D, L = 6, 3, 2
 
@@ -91,21 +91,22 @@ def test_mean_function_is_added(rng):
     np.testing.assert_allclose(difference, mean(inputs), rtol=1e-10)
 
 
-@pytest.mark.parametrize("stack", [1, 3])
-def test_quadratic_diagonal_gradient_matches_finite_differences(rng, stack):
+@pytest.mark.parametrize("shared", [True, False])
+def test_projected_square_norms_gradient_matches_finite_differences(rng, shared):
     q = rng.normal(size=(3, 4, 4))
-    P = rng.normal(size=(stack, 4, 5))
+    P = rng.normal(size=(4, 5) if shared else (3, 4, 5))
     weights = rng.normal(size=(3, 5))
 
     def objective(q_value, P_value):
-        S = tf.linalg.matmul(q_value, q_value, transpose_b=True)
-        return tf.reduce_sum(weights * quadratic_diagonal(S, P_value))
+        q_value, P_value = tf.convert_to_tensor(q_value), tf.convert_to_tensor(P_value)
+        return tf.reduce_sum(weights * projected_square_norms(q_value, P_value))
 
     q_var, P_var = tf.Variable(q), tf.Variable(P)
     with tf.GradientTape() as tape:
         value = objective(q_var, P_var)
     grad_q, grad_P = tape.gradient(value, [q_var, P_var])
-    expected = np.sum(weights * np.einsum("lmn,lmk,lkn->ln", np.broadcast_to(P, (3, 4, 5)), q @ np.transpose(q, [0, 2, 1]), np.broadcast_to(P, (3, 4, 5))))
+    P_per_l = np.broadcast_to(P, (3, 4, 5))
+    expected = np.sum(weights * np.sum(np.einsum("lmk,lmn->lkn", q, P_per_l) ** 2, axis=1))
     np.testing.assert_allclose(value, expected, rtol=1e-10)
     for array, gradient in ((q, grad_q), (P, grad_P)):
         numeric = np.zeros_like(array)

@@ -90,12 +90,8 @@ class GPLayer(gpflow.base.Module):
         return int(_inducing_points(self.inducing_variable)[0].Z.shape[-1])
 
     def _projections(self, X: tf.Tensor) -> Tuple[tf.Tensor, tf.Tensor]:
-        """``A, P: [G, M, N]`` at inputs ``X: [N, D]`` (G is 1 when Kuu is shared)."""
-        Kmm = self._kuu()
-        Kmn = Kuf(self.inducing_variable, self.kernel, X)
-        if Kmm.shape.rank == 2:
-            Kmm, Kmn = Kmm[None], Kmn[None]
-        return projections(Kmm, Kmn, self.whiten)
+        """``A, P`` at inputs ``X: [N, D]``: ``[M, N]`` when Kuu is shared, else ``[L, M, N]``."""
+        return projections(self._kuu(), Kuf(self.inducing_variable, self.kernel, X), self.whiten)
 
     def _kff_diag(self, X: tf.Tensor) -> tf.Tensor:
         if isinstance(self.kernel, SharedIndependent):
@@ -132,10 +128,14 @@ class GPLayer(gpflow.base.Module):
         inputs = tf.convert_to_tensor(inputs)
         B, N = tf.shape(inputs)[0], tf.shape(inputs)[1]
         A, P = self._projections(tf.reshape(inputs, [B * N, -1]))
-        A = tf.reshape(A, [-1, self.num_inducing, B, N])
-        P = tf.reshape(P, [-1, self.num_inducing, B, N])
+        stack = 1 if A.shape.rank == 2 else self.num_latent_gps
+        A, P = (tf.reshape(T, [stack, self.num_inducing, B, N]) for T in (A, P))
         cov = full_covariances(A, P, tf.map_fn(self._kff_full, inputs), self.q_sqrt, self.q_diag)
-        return self._add_mean(inputs, _full_cov_mean(P, self.q_mu)), cov
+        if stack == 1:
+            mean = tf.einsum("mbn,ml->bnl", P[0], self.q_mu)
+        else:
+            mean = tf.einsum("lmbn,ml->bnl", P, self.q_mu)
+        return self._add_mean(inputs, mean), cov
 
     def _kff_full(self, X: tf.Tensor) -> tf.Tensor:
         if isinstance(self.kernel, SharedIndependent):
@@ -152,13 +152,6 @@ class GPLayer(gpflow.base.Module):
     def _kuu(self) -> tf.Tensor:
         """``[M, M]`` shared or ``[L, M, M]`` separate, with GPflow's default jitter."""
         return Kuu(self.inducing_variable, self.kernel, jitter=default_jitter())
-
-
-def _full_cov_mean(P: tf.Tensor, q_mu: tf.Tensor) -> tf.Tensor:
-    """Posterior mean ``[B, N, L]`` from ``P: [G, M, B, N]`` (G = 1 shared, L separate)."""
-    if P.shape[0] == 1:
-        return tf.einsum("mbn,ml->bnl", P[0], q_mu)
-    return tf.einsum("lmbn,ml->bnl", P, q_mu)
 
 
 def _check_shape(name: str, value: tf.Tensor, expected: Tuple[int, ...]) -> None:

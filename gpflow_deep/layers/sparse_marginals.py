@@ -32,8 +32,8 @@ def projections(Kuu: tf.Tensor, Kuf: tf.Tensor, whiten: bool) -> Tuple[tf.Tensor
 
 
 @check_shapes(
-    "A: [G, M, N]",
-    "P: [G, M, N]",
+    "A: [G..., M, N]",
+    "P: [G..., M, N]",
     "Kff_diag: [N, broadcast L]",
     "q_mu: [M, L]",
     "q_sqrt: [L, M, M] if not q_diag",
@@ -45,44 +45,58 @@ def marginals(
     A: tf.Tensor, P: tf.Tensor, Kff_diag: tf.Tensor, q_mu: tf.Tensor, q_sqrt: tf.Tensor, q_diag: bool
 ) -> Tuple[tf.Tensor, tf.Tensor]:
     """Mean and variance of q(f) at N points: ``mean = Pᵀ q_mu`` and
-    ``var = Kff − diag(AᵀA) + diag(Pᵀ S P)`` with ``S = q_sqrt q_sqrtᵀ`` per latent GP.
+    ``var = Kff − diag(AᵀA) + diag(Pᵀ q_sqrt q_sqrtᵀ P)`` per latent GP.
 
-    G is 1 when all L latent GPs share Kuu and Kuf, L otherwise.
+    A and P are ``[M, N]`` when all L latent GPs share Kuu and Kuf, ``[L, M, N]`` otherwise.
     """
-    prior_var = Kff_diag - tf.transpose(tf.reduce_sum(tf.square(A), axis=-2))
+    prior_var = Kff_diag - tf.transpose(_column_norms(A))
     if q_diag:
         posterior_var = _project(tf.square(P), tf.square(q_sqrt))
     else:
-        covariance = tf.linalg.matmul(q_sqrt, q_sqrt, transpose_b=True)  # [L, M, M]
-        posterior_var = tf.transpose(quadratic_diagonal(covariance, P))
+        posterior_var = tf.transpose(projected_square_norms(tf.convert_to_tensor(q_sqrt), P))
     return _project(P, q_mu), prior_var + posterior_var
 
 
+def _column_norms(A: tf.Tensor) -> tf.Tensor:
+    """``[G, N]``: squared norms of the columns of A ``[M, N]`` (G = 1) or ``[L, M, N]``."""
+    return tf.reshape(tf.reduce_sum(tf.square(A), axis=-2), [-1, tf.shape(A)[-1]])
+
+
 def _project(P: tf.Tensor, V: tf.Tensor) -> tf.Tensor:
-    """``[N, L]``: column l is P_lᵀ v_l, for ``P: [G, M, N]`` (G = 1 shared) and ``V: [M, L]``."""
-    if P.shape[0] == 1:
-        return tf.linalg.matmul(P[0], V, transpose_a=True)
+    """``[N, L]``: column l is P_lᵀ v_l, for ``P: [M, N]`` (shared) or ``[L, M, N]``, ``V: [M, L]``."""
+    if P.shape.rank == 2:
+        return tf.linalg.matmul(P, V, transpose_a=True)
     return tf.einsum("lmn,ml->nl", P, V)
 
 
 @tf.custom_gradient
-def quadratic_diagonal(S: tf.Tensor, P: tf.Tensor):
-    """``[L, N]``: the diagonal of Pᵀ S_l P for every l, for symmetric ``S: [L, M, M]`` and
-    ``P: [G, M, N]`` (G = 1 is shared by all l).
+def projected_square_norms(q_sqrt: tf.Tensor, P: tf.Tensor):
+    """``[L, N]``: ‖q_lᵀ p_n‖², the diagonal of P_lᵀ q_l q_lᵀ P_l, for ``q_sqrt: [L, M, M]`` and
+    ``P: [M, N]`` (shared by all l) or ``[L, M, N]``.
 
-    Hand-written gradient: dS_l = P diag(w_l) Pᵀ and dP = 2 Σ_l (S_l P) diag(w_l) reuse the forward
-    product S P, one matmul of L·M²·N fewer than automatic differentiation of ‖q_sqrtᵀ P‖².
+    With a shared P the L products are one stacked matmul ``[L·M, M] × [M, N]``, and so are the
+    two of the hand-written gradient (dq_l = 2 P diag(w_l) G_lᵀ, dP = 2 Σ_l q_l G_l diag(w_l)
+    with G_l = q_lᵀ P): three large matmuls, with no reduction over l left to do.
     """
-    SP = tf.linalg.matmul(S, P)  # [L, M, N]
-    value = tf.reduce_sum(SP * P, axis=-2)
+    L, M = tf.shape(q_sqrt)[0], tf.shape(q_sqrt)[1]
+    shared = len(P.shape) == 2
+    if shared:
+        G = tf.reshape(tf.linalg.matmul(tf.reshape(tf.linalg.matrix_transpose(q_sqrt), [L * M, M]), P), [L, M, -1])
+    else:
+        G = tf.linalg.matmul(q_sqrt, P, transpose_a=True)  # [L, M, N]
+    value = tf.reduce_sum(tf.square(G), axis=-2)
 
     def gradient(upstream: tf.Tensor):
-        weights = upstream[:, None, :]  # [L, 1, N]
-        dS = tf.linalg.matmul(P * weights, P, transpose_b=True)
-        dP = 2.0 * SP * weights
-        if P.shape[0] == 1:
-            dP = tf.reduce_sum(dP, axis=0, keepdims=True)
-        return dS, dP
+        dG = 2.0 * G * upstream[:, None, :]  # [L, M, N]
+        if shared:
+            flat = tf.reshape(dG, [L * M, -1])
+            dq = tf.linalg.matrix_transpose(tf.reshape(tf.linalg.matmul(flat, P, transpose_b=True), [L, M, M]))
+            side_by_side = tf.reshape(tf.transpose(q_sqrt, [1, 0, 2]), [M, L * M])  # [q_1 … q_L]
+            dP = tf.linalg.matmul(side_by_side, flat)
+        else:
+            dq = tf.linalg.matmul(P, dG, transpose_b=True)
+            dP = tf.linalg.matmul(q_sqrt, dG)
+        return dq, dP
 
     return value, gradient
 
