@@ -1,4 +1,5 @@
 """Packaging for gpflow-deep (import name ``gpflow_deep``)."""
+
 import os
 import re
 

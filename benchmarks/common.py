@@ -1,4 +1,5 @@
 """Shared pieces of the benchmark scripts: result files, machine description, timing."""
+
 import json
 import os
 import platform
@@ -19,7 +20,10 @@ def machine() -> str:
         cpu = names[0] if names else cpu
     except OSError:
         pass
-    gpus = [tf.config.experimental.get_device_details(d).get("device_name", d.name) for d in tf.config.list_physical_devices("GPU")]
+    gpus = [
+        tf.config.experimental.get_device_details(d).get("device_name", d.name)
+        for d in tf.config.list_physical_devices("GPU")
+    ]
     return f"{cpu}, {os.cpu_count()} cores" + (f", GPU: {', '.join(gpus)}" if gpus else ", no GPU")
 
 

@@ -4,7 +4,7 @@ Both libraries get the identical model (architecture, inducing inputs, initial v
 layers are copies of ours, see ``peers/gpflux_dgp.py``), the same data and batch, and Adam.
 
 - ours: ``gpflow_deep.fit`` (what users call), time per iteration with the first (tracing) step
-  excluded;
+  excluded; also with ``jit_compile=True`` (XLA);
 - GPflux, Keras: its documented path, ``as_training_model().fit`` on a repeated ``tf.data`` set;
 - GPflux, elbo loop: a ``tf.function`` Adam step on ``DeepGP.elbo`` (GPflux without Keras).
 
@@ -17,6 +17,7 @@ is kept. Example::
 
     python benchmarks/speed.py --datasets boston concrete --steps 300 --rounds 3
 """
+
 import argparse
 import json
 import os
@@ -86,20 +87,32 @@ def measure(dataset: str, num_layers: int, steps: int, rounds: int, batch_sizes)
     data = (part.X_train, part.Y_train)
     rows = []
     for batch_size in batch_sizes:
-        times = {"ours": [], "gpflux_keras": [], "gpflux_loop": []}
+        times = {"ours": [], "ours_xla": [], "gpflux_keras": [], "gpflux_loop": []}
         for _ in range(rounds):
             model = gd.build_deep_gp(*data, num_layers)
             times["gpflux_keras"].append(time_gpflux_keras(gpflux_dgp.mirror(model), data, steps, batch_size))
             times["ours"].append(time_ours(model, data, steps, batch_size))
-            times["gpflux_loop"].append(time_gpflux_loop(gpflux_dgp.mirror(gd.build_deep_gp(*data, num_layers)), data, steps, batch_size))
+            times["ours_xla"].append(
+                time_ours(gd.build_deep_gp(*data, num_layers), data, steps, batch_size, jit_compile=True)
+            )
+            times["gpflux_loop"].append(
+                time_gpflux_loop(gpflux_dgp.mirror(gd.build_deep_gp(*data, num_layers)), data, steps, batch_size)
+            )
         medians = {key: statistics.median(values) for key, values in times.items()}
-        rows.append(dict(
-            kind="train_step", dataset=dataset, num_layers=num_layers,
-            batch_size=batch_size or len(part.X_train), steps=steps, rounds=rounds,
-            seconds=medians, all_seconds=times,
-            ratio_vs_gpflux_keras=medians["ours"] / medians["gpflux_keras"],
-            ratio_vs_gpflux_loop=medians["ours"] / medians["gpflux_loop"],
-        ))
+        rows.append(
+            dict(
+                kind="train_step",
+                dataset=dataset,
+                num_layers=num_layers,
+                batch_size=batch_size or len(part.X_train),
+                steps=steps,
+                rounds=rounds,
+                seconds=medians,
+                all_seconds=times,
+                ratio_vs_gpflux_keras=medians["ours"] / medians["gpflux_keras"],
+                ratio_vs_gpflux_loop=medians["ours"] / medians["gpflux_loop"],
+            )
+        )
     model = gd.build_deep_gp(*data, num_layers)
     gd.fit(model, data, 50, progress=False)
     dgp = gpflux_dgp.mirror(model)
@@ -108,11 +121,16 @@ def measure(dataset: str, num_layers: int, steps: int, rounds: int, batch_sizes)
         ours = time_call(lambda: model.predict_mixture(X, num_samples=100).means.numpy())
         loop = time_call(lambda: gpflux_dgp.predict_mixture(dgp, X, 100))
         batched = time_call(lambda: gpflux_predict_batched(dgp, X, 100))
-        rows.append(dict(
-            kind="predict_mixture_S100", dataset=dataset, num_layers=num_layers, points=len(X),
-            seconds=dict(ours=ours, gpflux_loop=loop, gpflux_batched=batched),
-            ratio_vs_gpflux_best=ours / min(loop, batched),
-        ))
+        rows.append(
+            dict(
+                kind="predict_mixture_S100",
+                dataset=dataset,
+                num_layers=num_layers,
+                points=len(X),
+                seconds=dict(ours=ours, gpflux_loop=loop, gpflux_batched=batched),
+                ratio_vs_gpflux_best=ours / min(loop, batched),
+            )
+        )
     return rows
 
 

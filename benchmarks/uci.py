@@ -1,15 +1,29 @@
 """The papers' UCI regression protocol, resumable: one JSON line per finished split.
 
 20 random 90/10 splits (split i uses seed i), X and y standardised with the training part's
-statistics, test log-likelihood (log of the predictive mixture, S=100 paths) and RMSE in original
-units. Example (the paper's DGP 2 on boston, splits 0-4, 20,000 full-batch Adam steps)::
+statistics, test log-likelihood (log of the predictive mixture: S=100 paths for Monte Carlo
+models, the exact finite mixture for DSPP) and RMSE in original units. Example (the paper's DGP 2
+on boston, splits 0-4, 20,000 full-batch Adam steps)::
 
     python benchmarks/uci.py --dataset boston --model dgp2 --splits 0-4 --iterations 20000
 
-``--implementation gpflux`` trains GPflux's DeepGP with the identical architecture and initial
-values (see ``benchmarks/peers/gpflux_dgp.py``). Re-running a command skips the splits already in
-the results file, so an interrupted run is completed by running it again.
+Models (``--model``):
+
+- ``sgp``, ``dgp2``, ``dgp3``: ``DeepGP`` with 1-3 layers, ``build_deep_gp`` defaults (M=100);
+- ``dspp2``: a 2-layer ``DSPP`` (M=100, width 3, S=10) with the paper's protocol: β from
+  {0.01, 0.05, 0.2, 1.0} on a validation part of 1/6 of the training split (15:3:2 overall), early
+  stopping on it (``select_beta``);
+- ``dspp2-gpytorch-setup``: a 2-layer ``DSPP`` as in the GPyTorch comparison (M=100, width 3, S=8,
+  fixed ``--beta``, no validation, no early stopping).
+
+Implementations (``--implementation``): ``gpflow_deep``; ``gpflux`` (GPflux's DeepGP with the
+identical architecture and initial values, ``peers/gpflux_dgp.py``); ``gpflux-builder`` (GPflux's
+own ``build_constant_input_dim_deep_gp``, 2 layers, M=100); ``gpytorch`` (GPyTorch's DSPP with the
+architecture of ``dspp2-gpytorch-setup``, ``peers/gpytorch_dspp.py``).
+
+Re-running a command skips the splits already in the results file.
 """
+
 import argparse
 import os
 import sys
@@ -21,73 +35,125 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import gpflow_deep as gd  # noqa: E402
 from benchmarks.common import RESULTS_DIR, append_result, first, machine, parse_splits, read_results, versions  # noqa: E402
 
-MODELS = {
-    "sgp": dict(num_layers=1),
-    "dgp2": dict(num_layers=2),
-    "dgp3": dict(num_layers=3),
-}
+DEEP_GP_LAYERS = {"sgp": 1, "dgp2": 2, "dgp3": 3}
+DSPP_MODELS = ("dspp2", "dspp2-gpytorch-setup")
+GPYTORCH_SETUP = dict(num_inducing=100, hidden_width=3, num_sigma_points=8)
 PAPER_BATCH = 10_000  # full batch below this many points
 
 
-def run_split(dataset: str, model_name: str, implementation: str, split: int, iterations: int, batch_size, seed: int):
+def run_split(args, split: int) -> dict:
     """Train and score one split; returns the result record."""
-    data = gd.datasets.load(dataset)
-    part = gd.datasets.uci_split(data, split)
-    model = gd.build_deep_gp(part.X_train, part.Y_train, seed=seed, **MODELS[model_name])
-    batch = None if batch_size is None or batch_size >= len(part.X_train) else batch_size
-    if implementation == "gpflow_deep":
-        result = gd.fit(model, (part.X_train, part.Y_train), iterations, batch_size=batch, seed=seed, progress=False)
+    part = gd.datasets.uci_split(gd.datasets.load(args.dataset), split)
+    train, test = (part.X_train, part.Y_train), (part.X_test, part.Y_test)
+    batch = None if args.batch_size >= len(part.X_train) else args.batch_size
+    extra = {}
+    if args.model == "dspp2":
+        began = time.perf_counter()
+        selection = gd.select_beta(
+            *train,
+            iterations=args.iterations,
+            batch_size=batch,
+            seed=args.seed,
+            progress=False,
+            builder_options=dict(num_inducing=100, hidden_width=3, num_sigma_points=10),
+        )
+        seconds, model = time.perf_counter() - began, selection.model
+        extra = dict(beta=selection.beta, best_iteration=selection.fits[selection.beta].best_iteration)
+        scores = gd.metrics.evaluate(model, *test, part.y_std)
+    elif args.model == "dspp2-gpytorch-setup":
+        model = gd.build_dspp(*train, beta=args.beta, seed=args.seed, **GPYTORCH_SETUP)
+        extra = dict(beta=args.beta)
+        if args.implementation == "gpytorch":
+            from benchmarks.peers import gpytorch_dspp
+
+            peer = gpytorch_dspp.TwoLayerDSPP(model)
+            began = time.perf_counter()
+            extra["seconds_per_iteration"] = gpytorch_dspp.train(peer, *train, args.iterations, args.beta)
+            seconds = time.perf_counter() - began
+            scores = gpytorch_dspp.evaluate(peer, *test, part.y_std)
+        else:
+            result = gd.fit(model, train, args.iterations, batch_size=batch, progress=False)
+            seconds, extra["seconds_per_iteration"] = result.seconds, result.seconds_per_iteration
+            scores = gd.metrics.evaluate(model, *test, part.y_std)
+    elif args.implementation == "gpflow_deep":
+        model = gd.build_deep_gp(*train, DEEP_GP_LAYERS[args.model], seed=args.seed)
+        result = gd.fit(model, train, args.iterations, batch_size=batch, seed=args.seed, progress=False)
         seconds = result.seconds
-        scores = gd.metrics.evaluate(model, part.X_test, part.Y_test, part.y_std, num_samples=100, seed=seed)
+        scores = gd.metrics.evaluate(model, *test, part.y_std, num_samples=100, seed=args.seed)
     else:
         from benchmarks.peers import gpflux_dgp
 
-        dgp = gpflux_dgp.mirror(model)
-        seconds = gpflux_dgp.train_keras(dgp, part.X_train, part.Y_train, iterations, batch)
-        scores = gpflux_dgp.evaluate(dgp, part.X_test, part.Y_test, part.y_std, num_samples=100)
+        if args.implementation == "gpflux":
+            dgp = gpflux_dgp.mirror(gd.build_deep_gp(*train, DEEP_GP_LAYERS[args.model], seed=args.seed))
+        else:
+            dgp = gpflux_dgp.own_builder(part.X_train, DEEP_GP_LAYERS[args.model])
+        seconds = gpflux_dgp.train_keras(dgp, *train, args.iterations, batch)
+        scores = gpflux_dgp.evaluate(dgp, *test, part.y_std, num_samples=100)
     return dict(
-        dataset=dataset,
-        model=model_name,
-        implementation=implementation,
+        dataset=args.dataset,
+        model=args.model,
+        implementation=args.implementation,
         split=split,
-        iterations=iterations,
-        batch_size=batch_size,
+        iterations=args.iterations,
+        batch_size=args.batch_size,
         effective_batch=batch or len(part.X_train),
         test_log_likelihood=scores["log_likelihood"],
         test_rmse=scores["rmse"],
         test_crps=scores.get("crps"),
         train_seconds=seconds,
+        **extra,
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", required=True, choices=gd.datasets.DATASETS)
-    parser.add_argument("--model", required=True, choices=sorted(MODELS))
-    parser.add_argument("--implementation", default="gpflow_deep", choices=["gpflow_deep", "gpflux"])
+    parser.add_argument("--model", required=True, choices=sorted(DEEP_GP_LAYERS) + list(DSPP_MODELS))
+    parser.add_argument(
+        "--implementation", default="gpflow_deep", choices=["gpflow_deep", "gpflux", "gpflux-builder", "gpytorch"]
+    )
     parser.add_argument("--splits", default="0-19")
     parser.add_argument("--iterations", type=int, default=20_000)
     parser.add_argument("--batch-size", type=int, default=PAPER_BATCH)
+    parser.add_argument("--beta", type=float, default=1.0, help="KL weight of dspp2-gpytorch-setup")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "uci.jsonl"))
-    parser.add_argument("--threads", type=int, default=0, help="TensorFlow threads per op (0: all cores)")
+    parser.add_argument("--threads", type=int, default=0, help="threads per op for TensorFlow and torch (0: all cores)")
     args = parser.parse_args()
+    if args.implementation == "gpytorch" and args.model != "dspp2-gpytorch-setup":
+        parser.error("--implementation gpytorch runs --model dspp2-gpytorch-setup")
+    if args.implementation.startswith("gpflux") and args.model not in DEEP_GP_LAYERS:
+        parser.error("GPflux runs the DeepGP models (sgp, dgp2, dgp3)")
     if args.threads:
         import tensorflow as tf
 
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
         tf.config.threading.set_inter_op_parallelism_threads(args.threads)
+    if args.implementation == "gpytorch":
+        import torch
+
+        torch.set_default_dtype(torch.float64)
+        if args.threads:
+            torch.set_num_threads(args.threads)
 
     done = read_results(args.results)
     where = machine()
     for split in parse_splits(args.splits):
-        keys = dict(dataset=args.dataset, model=args.model, implementation=args.implementation, split=split,
-                    iterations=args.iterations, batch_size=args.batch_size)
+        keys = dict(
+            dataset=args.dataset,
+            model=args.model,
+            implementation=args.implementation,
+            split=split,
+            iterations=args.iterations,
+            batch_size=args.batch_size,
+        )
+        if args.model == "dspp2-gpytorch-setup":
+            keys["beta"] = args.beta
         if first(done, keys) is not None:
             print(f"split {split}: already in {args.results}, skipped")
             continue
         began = time.perf_counter()
-        record = run_split(args.dataset, args.model, args.implementation, split, args.iterations, args.batch_size, args.seed)
+        record = run_split(args, split)
         record.update(machine=where, versions=versions(), command=" ".join(sys.argv))
         append_result(args.results, record)
         print(

@@ -1,4 +1,5 @@
 """The ``gpflow-deep`` console command."""
+
 import argparse
 import os
 import sys
@@ -11,10 +12,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="train the models on bundled real data and compare them")
     demo.add_argument("--dataset", default="concrete", choices=["concrete", "boston"])
-    demo.add_argument("--models", default="sgp,dgp2", help="comma-separated: sgp, dgp2, dgp3")
+    demo.add_argument("--models", default="sgp,dgp2,dspp", help="comma-separated: sgp, dgp2, dgp3, dspp")
     demo.add_argument("--iterations", type=int, default=3000)
     demo.add_argument("--split", type=int, default=0, help="the 90/10 split (its random seed)")
-    demo.add_argument("--log-dir", default=None, help="TensorBoard folder (default: a new one under ./gpflow_deep_logs)")
+    demo.add_argument(
+        "--log-dir", default=None, help="TensorBoard folder (default: a new one under ./gpflow_deep_logs)"
+    )
     demo.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 

@@ -3,14 +3,14 @@
 All functions take the mixture over y: components ``means, variances: [S, N, P]`` and
 ``log_weights: [S]`` (for a Gaussian likelihood, the f-mixture with the noise variance added).
 """
+
 from typing import Dict
 
 import numpy as np
 import tensorflow as tf
+from gpflow.likelihoods import Gaussian
 from scipy.special import logsumexp
 from scipy.stats import norm
-
-from gpflow.likelihoods import Gaussian
 
 from .mixtures import predict_mean_and_var
 

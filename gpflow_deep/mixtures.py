@@ -3,11 +3,11 @@
 A mixture has S components ("paths"), each a Gaussian over the last layer's outputs at every point,
 with log-weights shared by all points: means and variances ``[S, N, P]``, log-weights ``[S]``.
 """
+
 from typing import Callable, NamedTuple, Tuple
 
 import tensorflow as tf
 from check_shapes import check_shapes
-
 from gpflow.likelihoods import Likelihood
 
 
@@ -26,9 +26,7 @@ class GaussianMixture(NamedTuple):
     "return[0]: [N, P]",
     "return[1]: [N, P]",
 )
-def mixture_moments(
-    means: tf.Tensor, variances: tf.Tensor, log_weights: tf.Tensor
-) -> Tuple[tf.Tensor, tf.Tensor]:
+def mixture_moments(means: tf.Tensor, variances: tf.Tensor, log_weights: tf.Tensor) -> Tuple[tf.Tensor, tf.Tensor]:
     """Mean and variance of a mixture (law of total variance, in its cancellation-free form)."""
     weights = tf.exp(log_weights)[:, None, None]
     mean = tf.reduce_sum(weights * means, axis=0)

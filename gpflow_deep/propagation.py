@@ -4,11 +4,11 @@ Each rule returns, for every layer, the Gaussian marginals it produced and the v
 all ``[S, N, D_l]`` with S paths. The first layer sees the same inputs on every path, so it is
 evaluated once (``[1, N, D]``) and its outputs broadcast: S paths cost one first-layer pass.
 """
+
 from typing import List, NamedTuple, Sequence
 
 import tensorflow as tf
 from check_shapes import check_shapes
-
 from gpflow.config import default_jitter
 
 from .layers import GPLayer
@@ -29,9 +29,7 @@ class LayerOutput(NamedTuple):
     "X: [N, D]",
     "seed: [2]",
 )
-def sample_layers(
-    layers: Sequence[GPLayer], X: tf.Tensor, num_samples: int, seed: tf.Tensor
-) -> List[LayerOutput]:
+def sample_layers(layers: Sequence[GPLayer], X: tf.Tensor, num_samples: int, seed: tf.Tensor) -> List[LayerOutput]:
     """Doubly stochastic propagation (Salimbeni & Deisenroth 2017, eq. 15).
 
     Every path draws ``f = mean + ε ⊙ sqrt(var)`` from each layer's marginal at its own inputs,
@@ -72,6 +70,31 @@ def sample_layers_jointly(
         values = mean + tf.linalg.matrix_transpose(tf.linalg.matmul(chol, noise)[..., 0])
         var = tf.linalg.matrix_transpose(tf.linalg.diag_part(cov))
         outputs.append(LayerOutput(*_broadcast_paths(mean, var, num_samples), values))
+        inputs = values
+    return outputs
+
+
+@check_shapes(
+    "X: [N, D]",
+    "sigma_points[all]: [S, W]",
+)
+def sigma_point_layers(layers: Sequence[GPLayer], sigma_points: Sequence[tf.Tensor], X: tf.Tensor) -> List[LayerOutput]:
+    """Deterministic sigma-point propagation (Jankowiak et al. 2020, rule QR3).
+
+    Path s passes ``g = mean + ξ_l^(s) ⊙ sqrt(var)`` from hidden layer l to the next, with the
+    same site s in every layer, so that S paths stay S (never S^W). ``sigma_points`` holds one
+    ``[S, W_l]`` array per hidden layer (all layers but the last); the last layer passes on its mean.
+    """
+    if len(sigma_points) != len(layers) - 1:
+        raise ValueError(f"need one set of sigma points per hidden layer ({len(layers) - 1}), got {len(sigma_points)}")
+    num_paths = tf.shape(sigma_points[0])[0] if sigma_points else 1
+    inputs = X[None]
+    outputs = []
+    for layer, points in zip(layers, list(sigma_points) + [None]):
+        mean, var = layer.marginals(inputs)
+        values = mean if points is None else mean + points[:, None, :] * tf.sqrt(var)
+        mean, var = _broadcast_paths(mean, var, num_paths)
+        outputs.append(LayerOutput(mean, var, tf.broadcast_to(values, tf.shape(mean))))
         inputs = values
     return outputs
 

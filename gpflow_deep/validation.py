@@ -1,9 +1,9 @@
 """Checks on user input that fail early, naming the argument and what was expected."""
+
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
 import tensorflow as tf
-
 from gpflow.likelihoods import Likelihood
 
 from .layers import GPLayer
@@ -21,9 +21,7 @@ def as_array(name: str, value, dtype) -> np.ndarray:
     if isinstance(value, (tf.Tensor, tf.Variable)):
         value = value.numpy()
     array = np.asarray(value)
-    if array.dtype == object or not (
-        np.issubdtype(array.dtype, np.number) or np.issubdtype(array.dtype, np.bool_)
-    ):
+    if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or np.issubdtype(array.dtype, np.bool_)):
         raise TypeError(f"{name} must be a numeric array, got dtype {array.dtype}")
     if array.ndim != 2:
         raise ValueError(f"{name} must be a rank-2 array [N, columns], got shape {array.shape}")

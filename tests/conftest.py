@@ -1,4 +1,5 @@
 """Test setup: shape checks switched on everywhere, AutoGraph failures turned into errors."""
+
 import logging
 import os
 

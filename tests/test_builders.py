@@ -1,10 +1,11 @@
 """build_deep_gp sets up the paper's model from data."""
+
+import gpflow
 import numpy as np
 import pytest
 
-import gpflow
 import gpflow_deep as gd
-from gpflow_deep.builders import fixed_linear_means, kmeans_inducing_inputs, linear_projection
+from gpflow_deep.builders import kmeans_inducing_inputs, linear_means, linear_projection
 
 
 def test_paper_defaults_on_boston():
@@ -58,12 +59,15 @@ def test_linear_projection_is_pca_or_padding(rng):
     np.testing.assert_array_equal(linear_projection(X, 7), np.concatenate([np.eye(5), np.zeros((5, 2))], axis=1))
 
 
-def test_fixed_linear_means_carry_data_and_inducing_inputs_alike(rng):
+@pytest.mark.parametrize("trainable", [False, True])
+def test_linear_means_carry_data_and_inducing_inputs_alike(rng, trainable):
     X, Z = rng.normal(size=(50, 6)), rng.normal(size=(8, 6))
-    means, inducing = fixed_linear_means(X, Z, [3, 3])
+    means, inducing = linear_means(X, Z, [3, 3], trainable=trainable)
     assert len(means) == 2 and len(inducing) == 3
     np.testing.assert_allclose(inducing[1], means[0](Z).numpy())
     np.testing.assert_allclose(inducing[2], inducing[1])
+    assert len(means[0].trainable_variables) == (2 if trainable else 0)
+    assert isinstance(means[1], gpflow.mean_functions.Linear if trainable else gpflow.mean_functions.Identity)
 
 
 def test_kmeans_inducing_inputs(rng):
@@ -80,7 +84,9 @@ def test_every_choice_can_be_overridden(rng):
     X, Y = rng.normal(size=(60, 3)), rng.normal(size=(60, 1))
     Z = rng.normal(size=(7, 3))
     model = gd.build_deep_gp(
-        X, Y, num_layers=2,
+        X,
+        Y,
+        num_layers=2,
         likelihood=gpflow.likelihoods.StudentT(),
         hidden_width=5,
         kernel_factory=lambda index, width: gpflow.kernels.Matern52(lengthscales=np.full(width, 0.5 + index)),

@@ -1,4 +1,5 @@
 """The console command and its demo."""
+
 import subprocess
 import sys
 

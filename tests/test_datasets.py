@@ -1,4 +1,5 @@
 """Bundled data and the split protocols."""
+
 import numpy as np
 import pytest
 
@@ -20,7 +21,9 @@ def test_uci_split_protocol():
     assert len(split.X_train) == 455 and len(split.X_test) == 51
     np.testing.assert_allclose(split.X_train.mean(0), 0, atol=1e-12)
     np.testing.assert_allclose(split.Y_train.std(0), 1, atol=1e-12)
-    np.testing.assert_allclose(split.Y_test * split.y_std + split.y_mean, data.Y[np.random.RandomState(3).permutation(506)[455:]])
+    np.testing.assert_allclose(
+        split.Y_test * split.y_std + split.y_mean, data.Y[np.random.RandomState(3).permutation(506)[455:]]
+    )
     again = gd.datasets.uci_split(data, 3)
     np.testing.assert_array_equal(split.X_test, again.X_test)
     assert not np.array_equal(split.X_test, gd.datasets.uci_split(data, 4).X_test)

@@ -1,11 +1,12 @@
 """DeepGP behaviour: Monte Carlo estimates, mixture predictions, shapes, likelihoods, dtypes."""
+
+import gpflow
 import numpy as np
 import pytest
 import tensorflow as tf
 from scipy.special import logsumexp
 from scipy.stats import norm
 
-import gpflow
 import gpflow_deep as gd
 from gpflow_deep import DeepGP, GPLayer
 
@@ -100,7 +101,9 @@ def test_same_seed_same_predictions_and_different_seed_different(rng):
     assert not np.allclose(first, model.predict_f(X, num_samples=3, seed=6)[0])
     generator = tf.random.Generator.from_seed(9)
     from_generator = model.predict_f(X, num_samples=3, seed=generator)[0]
-    np.testing.assert_array_equal(from_generator, model.predict_f(X, num_samples=3, seed=tf.random.Generator.from_seed(9))[0])
+    np.testing.assert_array_equal(
+        from_generator, model.predict_f(X, num_samples=3, seed=tf.random.Generator.from_seed(9))[0]
+    )
 
 
 def test_predictions_in_chunks_match_a_single_chunk_for_a_one_layer_model(rng):
@@ -132,8 +135,11 @@ def test_shapes_with_several_samples_and_outputs(rng):
 
 def test_joint_samples_have_the_layer_covariance(rng):
     layer = GPLayer(
-        gpflow.kernels.SquaredExponential(), rng.normal(size=(5, 1)), 1,
-        q_mu=rng.normal(size=(5, 1)), q_sqrt=0.5 * np.tril(rng.normal(size=(1, 5, 5))),
+        gpflow.kernels.SquaredExponential(),
+        rng.normal(size=(5, 1)),
+        1,
+        q_mu=rng.normal(size=(5, 1)),
+        q_sqrt=0.5 * np.tril(rng.normal(size=(1, 5, 5))),
     )
     model = DeepGP([layer], gpflow.likelihoods.Gaussian(), num_data=10)
     X = np.array([[-0.3], [0.0], [0.2]])

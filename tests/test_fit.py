@@ -1,11 +1,12 @@
 """Training: fit, natural gradients, seeds, checkpoints, and the plain GPflow way."""
+
+import gpflow
 import numpy as np
 import pytest
 import tensorflow as tf
-
-import gpflow
-import gpflow_deep as gd
 from gpflow.keras import tf_keras
+
+import gpflow_deep as gd
 
 
 def build(concrete_split, **options):

@@ -1,9 +1,9 @@
 """GPLayer against GPflow's own conditionals and KL, and its hand-written gradient."""
+
+import gpflow
 import numpy as np
 import pytest
 import tensorflow as tf
-
-import gpflow
 from gpflow.inducing_variables import InducingPoints, SeparateIndependentInducingVariables
 from gpflow.kernels import SeparateIndependent, SharedIndependent, SquaredExponential
 
@@ -24,8 +24,13 @@ def random_layer(rng, *, separate_kernel=False, separate_inducing=False, q_diag=
         inducing = rng.normal(size=(M, D))
     q_sqrt = rng.uniform(0.1, 1, (M, L)) if q_diag else np.tril(rng.normal(size=(L, M, M)))
     return GPLayer(
-        kernel, inducing, mean_function=mean, q_diag=q_diag, whiten=whiten,
-        q_mu=rng.normal(size=(M, L)), q_sqrt=q_sqrt,
+        kernel,
+        inducing,
+        mean_function=mean,
+        q_diag=q_diag,
+        whiten=whiten,
+        q_mu=rng.normal(size=(M, L)),
+        q_sqrt=q_sqrt,
     )
 
 
@@ -44,22 +49,36 @@ def test_marginals_equal_gpflow_conditional(rng, config):
     inputs = rng.normal(size=(4, 5, D))  # leading sample axis
     mean, var = layer.marginals(inputs)
     expected_mean, expected_var = gpflow.conditionals.conditional(
-        inputs.reshape(-1, D), layer.inducing_variable, layer.kernel, layer.q_mu,
-        q_sqrt=layer.q_sqrt, white=layer.whiten, full_cov=False, full_output_cov=False,
+        inputs.reshape(-1, D),
+        layer.inducing_variable,
+        layer.kernel,
+        layer.q_mu,
+        q_sqrt=layer.q_sqrt,
+        white=layer.whiten,
+        full_cov=False,
+        full_output_cov=False,
     )
     np.testing.assert_allclose(mean.numpy().reshape(-1, L), expected_mean, rtol=1e-9, atol=1e-10)
     np.testing.assert_allclose(var.numpy().reshape(-1, L), expected_var, rtol=1e-9, atol=1e-10)
 
 
-@pytest.mark.parametrize("config", CONFIGURATIONS[::3], ids=lambda c: "-".join(k for k, v in c.items() if v) or "shared")
+@pytest.mark.parametrize(
+    "config", CONFIGURATIONS[::3], ids=lambda c: "-".join(k for k, v in c.items() if v) or "shared"
+)
 def test_full_covariance_equals_gpflow_conditional(rng, config):
     layer = random_layer(rng, **config)
     inputs = rng.normal(size=(2, 5, D))
     mean, cov = layer.full_covariance(inputs)
     for b in range(2):
         expected_mean, expected_cov = gpflow.conditionals.conditional(
-            inputs[b], layer.inducing_variable, layer.kernel, layer.q_mu,
-            q_sqrt=layer.q_sqrt, white=layer.whiten, full_cov=True, full_output_cov=False,
+            inputs[b],
+            layer.inducing_variable,
+            layer.kernel,
+            layer.q_mu,
+            q_sqrt=layer.q_sqrt,
+            white=layer.whiten,
+            full_cov=True,
+            full_output_cov=False,
         )
         np.testing.assert_allclose(mean[b], expected_mean, rtol=1e-9, atol=1e-10)
         np.testing.assert_allclose(cov[b], expected_cov, rtol=1e-9, atol=1e-10)

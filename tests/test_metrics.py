@@ -1,4 +1,5 @@
 """Mixture scores against hand computations and Monte Carlo."""
+
 import numpy as np
 import pytest
 from scipy.integrate import quad
@@ -59,7 +60,9 @@ def test_mixture_moments_and_samples(rng):
     np.testing.assert_allclose(var, np.sum(weights * (variances + means**2), 0) - mean**2, rtol=1e-10)
     import tensorflow as tf
 
-    draws = sample_mixture(tf.constant(means), tf.constant(variances), tf.constant(log_weights), 50000, tf.constant([1, 2])).numpy()
+    draws = sample_mixture(
+        tf.constant(means), tf.constant(variances), tf.constant(log_weights), 50000, tf.constant([1, 2])
+    ).numpy()
     assert draws.shape == (50000, 3, 2)
     assert np.all(np.abs(draws.mean(0) - mean) < 5 * np.sqrt(var / 50000))
     np.testing.assert_allclose(draws.var(0), var, rtol=0.05)

@@ -1,9 +1,10 @@
 """TensorBoard logs written by fit, read back with TensorBoard's own event reader."""
+
+import gpflow
 import numpy as np
 import tensorflow as tf
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-import gpflow
 import gpflow_deep as gd
 
 
@@ -23,8 +24,13 @@ def test_fit_writes_the_promised_scalars(concrete_split, tmp_path):
     X, Y, X_test, Y_test = concrete_split
     model = gd.build_deep_gp(X, Y, num_layers=2, num_inducing=20)
     result = gd.fit(
-        model, (X, Y), 25, log_dir=str(tmp_path), monitor_every=10,
-        validation_data=(X_test, Y_test), progress=False,
+        model,
+        (X, Y),
+        25,
+        log_dir=str(tmp_path),
+        monitor_every=10,
+        validation_data=(X_test, Y_test),
+        progress=False,
     )
     scalars, _ = read_events(tmp_path)
     for tag in ("objective", "kl/layer_0", "kl/layer_1", "validation/log_density", "validation/rmse"):

@@ -1,9 +1,9 @@
 """A one-layer DeepGP is GPflow's SVGP: same ELBO and the same predictions."""
+
+import gpflow
 import numpy as np
 import pytest
 import tensorflow as tf
-
-import gpflow
 from gpflow.likelihoods import Bernoulli, Gaussian, MultiClass, RobustMax
 
 from gpflow_deep import DeepGP, GPLayer
@@ -31,12 +31,16 @@ def test_one_layer_deep_gp_equals_svgp(rng, kind, whiten):
     q_sqrt = np.tril(rng.normal(size=(latent, M, M))) + 2 * np.eye(M)
     kernel = gpflow.kernels.SquaredExponential(variance=1.3, lengthscales=[0.7, 1.4])
     svgp = gpflow.models.SVGP(
-        kernel, likelihood, gpflow.inducing_variables.InducingPoints(Z),
-        num_latent_gps=latent, q_mu=q_mu, q_sqrt=q_sqrt, whiten=whiten, num_data=N,
+        kernel,
+        likelihood,
+        gpflow.inducing_variables.InducingPoints(Z),
+        num_latent_gps=latent,
+        q_mu=q_mu,
+        q_sqrt=q_sqrt,
+        whiten=whiten,
+        num_data=N,
     )
-    layer = GPLayer(
-        gpflow.utilities.deepcopy(kernel), Z, latent, q_mu=q_mu, q_sqrt=q_sqrt, whiten=whiten
-    )
+    layer = GPLayer(gpflow.utilities.deepcopy(kernel), Z, latent, q_mu=q_mu, q_sqrt=q_sqrt, whiten=whiten)
     model = DeepGP([layer], gpflow.utilities.deepcopy(likelihood), num_data=N, num_samples=3)
 
     np.testing.assert_allclose(model.elbo((X, Y)), svgp.elbo((X, Y)), rtol=1e-10)
@@ -69,8 +73,11 @@ def test_gradients_equal_svgp(rng):
     Z = X[:M]
     q_sqrt = np.tril(rng.normal(size=(1, M, M))) + 2 * np.eye(M)
     svgp = gpflow.models.SVGP(
-        gpflow.kernels.SquaredExponential(), likelihood, gpflow.inducing_variables.InducingPoints(Z),
-        q_sqrt=q_sqrt, num_data=N,
+        gpflow.kernels.SquaredExponential(),
+        likelihood,
+        gpflow.inducing_variables.InducingPoints(Z),
+        q_sqrt=q_sqrt,
+        num_data=N,
     )
     layer = GPLayer(gpflow.kernels.SquaredExponential(), Z, 1, q_sqrt=q_sqrt)
     model = DeepGP([layer], Gaussian(variance=0.3), num_data=N)
@@ -88,5 +95,6 @@ def test_gradients_equal_svgp(rng):
         np.testing.assert_allclose(
             tape.gradient(ours, our_parameter.unconstrained_variable),
             tape.gradient(theirs, their_parameter.unconstrained_variable),
-            rtol=1e-8, atol=1e-10,
+            rtol=1e-8,
+            atol=1e-10,
         )

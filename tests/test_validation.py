@@ -1,8 +1,9 @@
 """Bad input gets a clear error that names the argument, before any work is done."""
+
+import gpflow
 import numpy as np
 import pytest
 
-import gpflow
 import gpflow_deep as gd
 from gpflow_deep import DeepGP, GPLayer
 

@@ -4,14 +4,14 @@ Used only by the benchmarks (GPflux is an optional dependency: ``pip install -e 
 Training goes through GPflux's documented Keras path (``as_training_model`` + ``fit``); a
 ``tf.function`` loop over ``DeepGP.elbo`` is also offered for timing GPflux at its fastest.
 """
+
 import time
 from typing import Optional, Tuple
 
-import numpy as np
-import tensorflow as tf
-
 import gpflow
 import gpflux
+import numpy as np
+import tensorflow as tf
 from gpflow.keras import tf_keras
 
 from gpflow_deep.metrics import log_predictive_density, rmse
@@ -27,7 +27,9 @@ def mirror(model) -> gpflux.models.DeepGP:
             gpflow.utilities.deepcopy(layer.kernel),
             gpflow.utilities.deepcopy(layer.inducing_variable),
             num_data=model.num_data,
-            mean_function=gpflow.utilities.deepcopy(mean_function) if mean_function is not None else gpflow.mean_functions.Zero(),
+            mean_function=gpflow.utilities.deepcopy(mean_function)
+            if mean_function is not None
+            else gpflow.mean_functions.Zero(),
             num_latent_gps=layer.num_latent_gps,
             whiten=layer.whiten,
             verbose=False,
@@ -39,7 +41,18 @@ def mirror(model) -> gpflux.models.DeepGP:
     return gpflux.models.DeepGP(layers, likelihood, num_data=model.num_data)
 
 
-def keras_training(dgp: gpflux.models.DeepGP, X: np.ndarray, Y: np.ndarray, batch_size: Optional[int], learning_rate: float = 0.01):
+def own_builder(X: np.ndarray, num_layers: int) -> gpflux.models.DeepGP:
+    """GPflux's own architecture (``build_constant_input_dim_deep_gp``): hidden width D, M=100,
+    inner q_sqrt 1e-5, likelihood variance 0.01, whitened."""
+    from gpflux.architectures import Config, build_constant_input_dim_deep_gp
+
+    config = Config(num_inducing=100, inner_layer_qsqrt_factor=1e-5, likelihood_noise_variance=1e-2, whiten=True)
+    return build_constant_input_dim_deep_gp(X, num_layers=num_layers, config=config)
+
+
+def keras_training(
+    dgp: gpflux.models.DeepGP, X: np.ndarray, Y: np.ndarray, batch_size: Optional[int], learning_rate: float = 0.01
+):
     """GPflux's Keras training model and a dataset of (shuffled, repeated) batches for it."""
     training_model = dgp.as_training_model()
     training_model.compile(tf_keras.optimizers.Adam(learning_rate))
@@ -60,7 +73,9 @@ def train_keras(dgp, X, Y, iterations: int, batch_size: Optional[int]) -> float:
     return time.perf_counter() - began
 
 
-def elbo_step(dgp: gpflux.models.DeepGP, X: np.ndarray, Y: np.ndarray, batch_size: Optional[int], learning_rate: float = 0.01):
+def elbo_step(
+    dgp: gpflux.models.DeepGP, X: np.ndarray, Y: np.ndarray, batch_size: Optional[int], learning_rate: float = 0.01
+):
     """A compiled Adam step on ``-dgp.elbo`` (GPflux without Keras ``fit``)."""
     optimizer = tf_keras.optimizers.Adam(learning_rate)
     training_model = dgp.as_training_model()  # builds the layers; its variables are the model's
@@ -70,7 +85,12 @@ def elbo_step(dgp: gpflux.models.DeepGP, X: np.ndarray, Y: np.ndarray, batch_siz
         data = (tf.constant(X), tf.constant(Y))
         batches = None
     else:
-        dataset = tf.data.Dataset.from_tensor_slices((X, Y)).shuffle(N, seed=0).batch(batch_size, drop_remainder=True).repeat()
+        dataset = (
+            tf.data.Dataset.from_tensor_slices((X, Y))
+            .shuffle(N, seed=0)
+            .batch(batch_size, drop_remainder=True)
+            .repeat()
+        )
         batches = iter(dataset)
 
     @tf.function
@@ -103,6 +123,8 @@ def evaluate(dgp, X: np.ndarray, Y: np.ndarray, y_std: float, num_samples: int =
     scale = float(np.asarray(y_std).reshape(-1)[0])
     log_weights = np.full(num_samples, -np.log(num_samples))
     return {
-        "log_likelihood": float(np.mean(log_predictive_density(Y * scale, means * scale, variances * scale**2, log_weights))),
+        "log_likelihood": float(
+            np.mean(log_predictive_density(Y * scale, means * scale, variances * scale**2, log_weights))
+        ),
         "rmse": rmse(Y * scale, means.mean(axis=0) * scale),
     }

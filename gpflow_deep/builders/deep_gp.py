@@ -1,16 +1,16 @@
 """``build_deep_gp``: the setup of Salimbeni & Deisenroth (2017) from data."""
+
 from typing import Callable, Optional
 
-import numpy as np
-
 import gpflow
+import numpy as np
 from gpflow.kernels import Kernel
 from gpflow.likelihoods import Likelihood
 
 from ..layers import GPLayer
 from ..models import DeepGP
-from ..validation import as_data, check_positive_int
-from .initialisation import fixed_linear_means, kmeans_inducing_inputs
+from ..validation import check_positive_int
+from .initialisation import initial_inducing_inputs, linear_means, training_arrays
 
 KernelFactory = Callable[[int, int], Kernel]  # (layer index, input width) -> kernel
 
@@ -48,21 +48,16 @@ def build_deep_gp(
       the likelihood's latent dimension (Y's column count for a Gaussian).
     """
     num_layers = check_positive_int("num_layers", num_layers)
-    X, Y = (t.numpy() for t in as_data((X, Y), None, gpflow.default_float()))
+    X, Y = training_arrays(X, Y)
     N, D = X.shape
     likelihood = likelihood if likelihood is not None else gpflow.likelihoods.Gaussian(variance=0.01)
     output_dim = getattr(likelihood, "latent_dim", None) or Y.shape[1]
     width = check_positive_int("hidden_width", hidden_width if hidden_width is not None else min(30, D))
-    if inducing_inputs is None:
-        Z = kmeans_inducing_inputs(X, check_positive_int("num_inducing", num_inducing), seed)
-    else:
-        Z = np.asarray(inducing_inputs, dtype=X.dtype)
-        if Z.ndim != 2 or Z.shape[1] != D:
-            raise ValueError(f"inducing_inputs must be [M, {D}], got shape {Z.shape}")
+    Z = initial_inducing_inputs(X, num_inducing, inducing_inputs, seed)
     kernel_factory = kernel_factory or _rbf_factory(kernel_variance, lengthscale)
 
     widths = [width] * (num_layers - 1)
-    means, inducing = fixed_linear_means(X, Z, widths)
+    means, inducing = linear_means(X, Z, widths)
     layers = []
     for index, (input_width, output_width) in enumerate(zip([D] + widths, widths + [output_dim])):
         inner = index < num_layers - 1

@@ -1,21 +1,21 @@
 """Data-driven initialisation shared by the builders: inducing inputs and fixed linear means."""
-import warnings
-from typing import List, Tuple
 
-import numpy as np
-from scipy.cluster.vq import kmeans2
+import warnings
+from typing import List, Optional, Tuple
 
 import gpflow
+import numpy as np
 from gpflow.mean_functions import Identity, Linear, MeanFunction
+from scipy.cluster.vq import kmeans2
+
+from ..validation import as_data, check_positive_int
 
 
 def kmeans_inducing_inputs(X: np.ndarray, num_inducing: int, seed: int = 0) -> np.ndarray:
     """``[M, D]`` k-means centres of the rows of X (X itself when M equals N)."""
     N = X.shape[0]
     if num_inducing > N:
-        raise ValueError(
-            f"num_inducing={num_inducing} needs at least as many training points, got N={N}"
-        )
+        raise ValueError(f"num_inducing={num_inducing} needs at least as many training points, got N={N}")
     if num_inducing == N:
         return X.copy()
     rng = np.random.default_rng(seed)
@@ -24,6 +24,24 @@ def kmeans_inducing_inputs(X: np.ndarray, num_inducing: int, seed: int = 0) -> n
         warnings.filterwarnings("ignore", "One of the clusters is empty")
         centres, _ = kmeans2(X, X[rng.choice(N, num_inducing, replace=False)], minit="matrix")
     return centres
+
+
+def initial_inducing_inputs(
+    X: np.ndarray, num_inducing: int, inducing_inputs: Optional[np.ndarray], seed: int
+) -> np.ndarray:
+    """``inducing_inputs`` checked against X's width, or k-means centres of X."""
+    if inducing_inputs is None:
+        return kmeans_inducing_inputs(X, check_positive_int("num_inducing", num_inducing), seed)
+    Z = np.asarray(inducing_inputs, dtype=X.dtype)
+    if Z.ndim != 2 or Z.shape[1] != X.shape[1]:
+        raise ValueError(f"inducing_inputs must be [M, {X.shape[1]}], got shape {Z.shape}")
+    return Z
+
+
+def training_arrays(X, Y) -> Tuple[np.ndarray, np.ndarray]:
+    """X ``[N, D]`` and Y ``[N, P]`` checked (finite, rank 2, same N) as arrays of GPflow's float."""
+    X, Y = as_data((X, Y), None, gpflow.default_float())
+    return X.numpy(), Y.numpy()
 
 
 def linear_projection(X: np.ndarray, output_dim: int) -> np.ndarray:
@@ -38,20 +56,25 @@ def linear_projection(X: np.ndarray, output_dim: int) -> np.ndarray:
     return np.concatenate([np.eye(input_dim), np.zeros((input_dim, output_dim - input_dim))], axis=1)
 
 
-def fixed_linear_means(
-    X: np.ndarray, Z: np.ndarray, widths: List[int]
+def linear_means(
+    X: np.ndarray, Z: np.ndarray, widths: List[int], trainable: bool = False
 ) -> Tuple[List[MeanFunction], List[np.ndarray]]:
-    """Fixed (untrained) linear mean functions for layers mapping to ``widths``, and each layer's
-    inducing inputs: Z for the first, then Z carried through the projections, as the data is."""
+    """Linear mean functions for layers mapping to ``widths``, started at
+    :func:`linear_projection` of the data reaching each layer, and each layer's inducing inputs:
+    Z for the first, then Z carried through the projections, as the data is.
+
+    Fixed means (``trainable=False``, the DSVI paper's choice) that are the identity are
+    ``Identity``; the others are ``Linear`` with the weights (and a zero bias) fixed or learned.
+    """
     means, inducing = [], []
     for width in widths:
         inducing.append(Z)
         W = linear_projection(X, width)
-        if W.shape[0] == W.shape[1] and np.array_equal(W, np.eye(W.shape[0])):
+        if not trainable and W.shape[0] == W.shape[1] and np.array_equal(W, np.eye(W.shape[0])):
             mean = Identity(W.shape[0])
         else:
             mean = Linear(A=W, b=np.zeros(width))
-            gpflow.set_trainable(mean, False)
+            gpflow.set_trainable(mean, trainable)
         means.append(mean)
         X, Z = X @ W, Z @ W
     inducing.append(Z)

@@ -1,4 +1,5 @@
 """Small real data sets shipped with the package, and the papers' split protocols."""
+
 from .uci import (
     DATASETS,
     Dataset,

@@ -5,6 +5,7 @@ Its ``black`` column is an ethically problematic feature; it is kept only so tha
 match the published tables, which used all 13 inputs.
 concrete: Yeh (1998), UCI repository (CC BY 4.0), 1030 × 8, target compressive strength (MPa).
 """
+
 import os
 from dataclasses import dataclass
 from typing import Tuple
@@ -93,9 +94,7 @@ def train_validation_test_split(dataset: Dataset, split: int) -> Tuple[Split, Sp
     test), each standardised with its own training part.
     """
     train, validation, test = split_indices(len(dataset.X), split, (0.75, 0.15, 0.10))
-    return _standardised(dataset, train, validation), _standardised(
-        dataset, np.concatenate([train, validation]), test
-    )
+    return _standardised(dataset, train, validation), _standardised(dataset, np.concatenate([train, validation]), test)
 
 
 def _standardised(dataset: Dataset, train: np.ndarray, test: np.ndarray) -> Split:

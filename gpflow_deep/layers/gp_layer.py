@@ -1,11 +1,11 @@
 """The sparse variational GP layer that every model of the package stacks."""
+
 from typing import Optional, Tuple
 
+import gpflow
 import numpy as np
 import tensorflow as tf
 from check_shapes import check_shapes
-
-import gpflow
 from gpflow.base import Parameter, TensorType
 from gpflow.config import default_float, default_jitter
 from gpflow.covariances import Kuf, Kuu
@@ -162,9 +162,7 @@ def _check_shape(name: str, value: tf.Tensor, expected: Tuple[int, ...]) -> None
 def _as_multioutput_kernel(kernel: Kernel, num_latent_gps: Optional[int]) -> Kernel:
     if isinstance(kernel, (SharedIndependent, SeparateIndependent)):
         if num_latent_gps is not None and num_latent_gps != kernel.num_latent_gps:
-            raise ValueError(
-                f"num_latent_gps={num_latent_gps} but the kernel has {kernel.num_latent_gps} latent GPs"
-            )
+            raise ValueError(f"num_latent_gps={num_latent_gps} but the kernel has {kernel.num_latent_gps} latent GPs")
         return kernel
     if isinstance(kernel, gpflow.kernels.MultioutputKernel):
         raise TypeError(
@@ -196,8 +194,7 @@ def _as_multioutput_inducing(inducing_variable, kernel: Kernel):
         count = len(inducing_variable.inducing_variable_list)
         if count != kernel.num_latent_gps:
             raise ValueError(
-                f"inducing_variable has {count} separate sets but the kernel has "
-                f"{kernel.num_latent_gps} latent GPs"
+                f"inducing_variable has {count} separate sets but the kernel has {kernel.num_latent_gps} latent GPs"
             )
         return inducing_variable
     if isinstance(inducing_variable, SharedIndependentInducingVariables):

@@ -7,6 +7,7 @@ Notation: M inducing points, N inputs, L latent GPs. A "stack" axis G is 1 for a
 inducing points shared by all latent GPs (``Kuu: [M, M]``) and L when they are separate
 (``Kuu: [L, M, M]``).
 """
+
 from typing import Tuple
 
 import tensorflow as tf
@@ -109,9 +110,7 @@ def projected_square_norms(q_sqrt: tf.Tensor, P: tf.Tensor):
     "q_sqrt: [M, L] if q_diag",
     "return: [B, L, N, N]",
 )
-def full_covariances(
-    A: tf.Tensor, P: tf.Tensor, Kff: tf.Tensor, q_sqrt: tf.Tensor, q_diag: bool
-) -> tf.Tensor:
+def full_covariances(A: tf.Tensor, P: tf.Tensor, Kff: tf.Tensor, q_sqrt: tf.Tensor, q_diag: bool) -> tf.Tensor:
     """Covariance of q(f) over the N points of each of B batches, per latent GP (G is 1 or L)."""
     A = tf.transpose(A, [2, 0, 1, 3])  # [B, G, M, N]
     P = tf.transpose(P, [2, 0, 1, 3])

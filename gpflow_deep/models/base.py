@@ -1,5 +1,6 @@
 """What every deep model of the package shares: a stack of layers, a likelihood, and a finite
 Gaussian-mixture predictive written once (moments, densities, chunked evaluation)."""
+
 import abc
 import functools
 import weakref
@@ -7,14 +8,12 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 import tensorflow as tf
-
 from gpflow.base import TensorType
 from gpflow.likelihoods import Likelihood
 from gpflow.models import BayesianModel
 from gpflow.models.training_mixins import ExternalDataTrainingLossMixin
 
 from ..layers import GPLayer
-from ..propagation import LayerOutput
 from ..mixtures import (
     GaussianMixture,
     mixture_log_density,
@@ -22,6 +21,7 @@ from ..mixtures import (
     per_component,
     predict_mean_and_var,
 )
+from ..propagation import LayerOutput
 from ..validation import as_data, as_inputs, check_layer_stack, check_positive_int
 
 
@@ -76,9 +76,7 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
         return self.rng.make_seeds(1)[:, 0]
 
     @abc.abstractmethod
-    def _paths(
-        self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor
-    ) -> Tuple[List[LayerOutput], tf.Tensor]:
+    def _paths(self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor) -> Tuple[List[LayerOutput], tf.Tensor]:
         """Every layer's outputs on S paths at inputs X ``[N, D]``, and the paths' log-weights
         ``[S]``. Models with a fixed set of paths ignore ``num_samples`` and ``seed``."""
 

@@ -1,9 +1,9 @@
 """DeepGP: doubly stochastic variational inference (Salimbeni & Deisenroth, 2017)."""
+
 from typing import List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 from check_shapes import check_shapes, inherit_check_shapes
-
 from gpflow.base import RegressionData, TensorType
 from gpflow.likelihoods import Likelihood
 
@@ -51,9 +51,7 @@ class DeepGP(DeepMixtureModel):
         self.num_samples = check_positive_int("num_samples", num_samples)
         self.num_prediction_samples = check_positive_int("num_prediction_samples", num_prediction_samples)
 
-    def _paths(
-        self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor
-    ) -> Tuple[List[LayerOutput], tf.Tensor]:
+    def _paths(self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor) -> Tuple[List[LayerOutput], tf.Tensor]:
         log_weights = tf.fill([num_samples], -tf.math.log(tf.cast(num_samples, X.dtype)))
         return sample_layers(self.layers, X, num_samples, seed), log_weights
 
@@ -66,9 +64,7 @@ class DeepGP(DeepMixtureModel):
         """The doubly stochastic ELBO on a (mini)batch, scaled to the full data set."""
         X, Y = data
         mixture = self._mixture(X, self.num_samples, self.new_seed())
-        expectations = per_component(
-            self.likelihood.variational_expectations, X, mixture.means, mixture.variances, Y
-        )
+        expectations = per_component(self.likelihood.variational_expectations, X, mixture.means, mixture.variances, Y)
         scale = tf.cast(self.num_data, X.dtype) / tf.cast(tf.shape(X)[0], X.dtype)
         return scale * tf.reduce_sum(tf.reduce_mean(expectations, axis=0)) - self.prior_kl()
 
@@ -119,9 +115,7 @@ class DeepGP(DeepMixtureModel):
         "data[1]: [N, P]",
         "return: [N]",
     )
-    def predict_log_density(
-        self, data: RegressionData, num_samples: Optional[int] = None, seed=None
-    ) -> tf.Tensor:
+    def predict_log_density(self, data: RegressionData, num_samples: Optional[int] = None, seed=None) -> tf.Tensor:
         """log p(y_n | x_n) per point: log-mean-exp over S paths of each path's exact density."""
         X, Y = data
         return self._predict("log_density", X, Y, **self._path_options(num_samples, seed))

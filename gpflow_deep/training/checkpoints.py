@@ -1,4 +1,5 @@
 """Loading the checkpoints that ``fit`` writes into a model built the same way."""
+
 import tensorflow as tf
 
 

@@ -1,17 +1,18 @@
 """``fit``: train a deep model with minibatches, any TensorFlow optimizer, TensorBoard and
 checkpoints, the whole step compiled as one ``tf.function``."""
+
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 import tensorflow as tf
-
 from gpflow.keras import tf_keras
 from gpflow.optimizers import NaturalGradient
 
 from ..models import DeepMixtureModel
 from ..validation import as_data, check_positive_int
+from .early_stopping import EarlyStopping
 from .monitoring import monitor_tasks
 from .progress import Progress
 
@@ -25,6 +26,8 @@ class FitResult:
     :ivar resumed_from: the iteration restored from a checkpoint (0 for a fresh run).
     :ivar seconds: wall time of this call's loop, the first step's tracing included.
     :ivar first_step_seconds: wall time of the first step (tracing and compilation).
+    :ivar validation: (iteration, mean held-out log-density per point) at every check.
+    :ivar best_iteration: with ``restore_best``, the iteration whose parameters the model has.
     """
 
     objectives: np.ndarray
@@ -32,6 +35,8 @@ class FitResult:
     resumed_from: int
     seconds: float
     first_step_seconds: float
+    validation: List[Tuple[int, float]] = field(default_factory=list)
+    best_iteration: Optional[int] = None
 
     @property
     def seconds_per_iteration(self) -> float:
@@ -54,6 +59,8 @@ def fit(
     log_dir: Optional[str] = None,
     monitor_every: int = 100,
     validation_data: Optional[Tuple[np.ndarray, np.ndarray]] = None,
+    patience: Optional[int] = None,
+    restore_best: bool = False,
     checkpoint_dir: Optional[str] = None,
     checkpoint_every: int = 1000,
     progress: bool = True,
@@ -72,7 +79,11 @@ def fit(
     :param jit_compile: compile the update with XLA (see ``docs/benchmarks.md`` for when it pays).
     :param log_dir: write TensorBoard summaries there every ``monitor_every`` steps (see
         :func:`gpflow_deep.training.monitoring.monitor_tasks`).
-    :param validation_data: held-out (X, Y) whose log-density and RMSE are logged.
+    :param validation_data: held-out (X, Y), scored every ``monitor_every`` steps (mean log
+        predictive density per point, in ``FitResult.validation`` and TensorBoard, with the RMSE).
+    :param patience: stop once the held-out score has not improved for this many checks in a
+        row (needs ``validation_data``; implies ``restore_best``).
+    :param restore_best: end with the parameters of the best held-out score.
     :param checkpoint_dir: save a ``tf.train.Checkpoint`` there every ``checkpoint_every``
         steps and at the end; a later call with the same directory resumes from the latest one.
     :param progress: print a progress line with the running objective.
@@ -85,6 +96,10 @@ def fit(
     X, Y = as_data(data, model.input_dim, model.dtype)
     if validation_data is not None:
         validation_data = as_data(validation_data, model.input_dim, model.dtype)
+    elif patience is not None or restore_best:
+        raise ValueError("patience and restore_best need validation_data")
+    if patience is not None:
+        patience = check_positive_int("patience", patience)
     if seed is not None:
         model.rng.reset_from_seed(int(seed))
 
@@ -126,6 +141,7 @@ def fit(
     start = int(iteration.numpy())
 
     tasks = monitor_tasks(log_dir, model, validation_data, X.numpy()) if log_dir else []
+    stopping = EarlyStopping(model, validation_data, patience) if validation_data is not None else None
     reporter = Progress(iterations, start) if progress else None
     losses: List[tf.Tensor] = []
     reported = 0
@@ -135,20 +151,29 @@ def fit(
         losses.append(step())
         if current == start + 1:
             first_step_seconds = time.perf_counter() - began
-        if tasks and (current % monitor_every == 0 or current == iterations):
-            objective = -float(losses[-1])
+        if current % monitor_every == 0 or current == iterations:
+            scores = dict(objective=-float(losses[-1]))
+            if stopping is not None:
+                scores["validation_log_density"] = stopping.check(current)
             for task in tasks:
-                task(current, objective=objective)
+                task(current, **scores)
         if checkpoint_manager is not None and (current % checkpoint_every == 0 or current == iterations):
             checkpoint_manager.save(checkpoint_number=current)
-        if reporter is not None and reporter.due(current):
+        if reporter is not None and (reporter.due(current) or (stopping is not None and stopping.should_stop)):
             reporter.report(current, -float(tf.reduce_mean(tf.stack(losses[reported:]))))
             reported = len(losses)
+        if stopping is not None and stopping.should_stop:
+            break
     seconds = time.perf_counter() - began
     if reporter is not None:
         reporter.close()
+    best_iteration = None
+    if stopping is not None and (restore_best or patience is not None):
+        stopping.restore_best()
+        best_iteration = stopping.best_iteration
     objectives = -np.array([float(loss) for loss in losses]) if losses else np.zeros(0)
-    return FitResult(objectives, int(iteration.numpy()), start, seconds, first_step_seconds)
+    history = stopping.history if stopping is not None else []
+    return FitResult(objectives, int(iteration.numpy()), start, seconds, first_step_seconds, history, best_iteration)
 
 
 def _minibatches(X: tf.Tensor, Y: tf.Tensor, batch_size: Optional[int], seed: Optional[int]):

@@ -5,12 +5,12 @@
     monitor = gpflow.monitor.Monitor(MonitorTaskGroup(monitor_tasks("logs", model), period=100))
     monitor(step, objective=value)
 """
+
 import warnings
 from typing import Callable, List, Optional, Tuple
 
 import numpy as np
 import tensorflow as tf
-
 from gpflow.monitor import ImageToTensorBoard, ModelToTensorBoard, MonitorTask, ScalarToTensorBoard
 
 from ..models import DeepMixtureModel
@@ -63,10 +63,15 @@ def _layer_kl(layer) -> Callable[..., tf.Tensor]:
 
 def _validation_tasks(log_dir: str, model: DeepMixtureModel, data) -> List[MonitorTask]:
     X, Y = data
+
+    def log_density(validation_log_density: Optional[float] = None, **_) -> float:
+        """The score ``fit`` computed for early stopping, or a fresh one."""
+        if validation_log_density is not None:
+            return validation_log_density
+        return float(tf.reduce_mean(model.predict_log_density((X, Y))))
+
     return [
-        ScalarToTensorBoard(
-            log_dir, lambda **_: tf.reduce_mean(model.predict_log_density((X, Y))), "validation/log_density"
-        ),
+        ScalarToTensorBoard(log_dir, log_density, "validation/log_density"),
         ScalarToTensorBoard(
             log_dir,
             lambda **_: tf.sqrt(tf.reduce_mean(tf.square(model.predict_y(X)[0] - Y))),

@@ -1,4 +1,5 @@
 """A one-line progress report for training loops: iteration, running objective, speed."""
+
 import sys
 import time
 from typing import Optional, TextIO

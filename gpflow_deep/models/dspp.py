@@ -1,0 +1,205 @@
+"""DSPP: deep sigma point processes (Jankowiak, Pleiss & Gardner, 2020)."""
+
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+import tensorflow as tf
+from check_shapes import check_shapes, inherit_check_shapes
+from gpflow.base import Parameter, RegressionData, TensorType
+from gpflow.config import default_float
+from gpflow.likelihoods import Likelihood
+
+from ..layers import GPLayer
+from ..mixtures import GaussianMixture, mixture_log_density, per_component, sample_mixture
+from ..propagation import LayerOutput, sigma_point_layers
+from .base import DeepMixtureModel, resolve_seed, validate_inputs
+
+
+class DSPP(DeepMixtureModel):
+    """A deep sigma point process: a finite mixture of S Gaussians, fitted by regularised
+    maximum likelihood of its own predictive distribution (Jankowiak et al. 2020, eq. 21)::
+
+        L = (N/B) Σ_n log Σ_s w_s p(y_n | path s) − β Σ_l KL[q(U_l) ‖ p(U_l)]
+
+    with p(y | path s) = ∫ p(y | f) N(f | μ_s, σ²_s) df (for a Gaussian likelihood
+    N(y | μ_s, σ²_s + σ²_obs): the latent variance sits inside the Gaussian, as in PPGPR). Path s
+    carries ``g = μ(x) + ξ_l^(s) ⊙ σ(x)`` through every hidden layer l (rule QR3: learned sigma
+    points ξ, lined up across units and layers) and ends in the last layer's marginal. Nothing
+    is sampled: objective and predictions are deterministic, so full-batch
+    ``gpflow.optimizers.Scipy`` works as well as Adam on minibatches.
+
+    :param layers: ``GPLayer`` s, input first.
+    :param likelihood: any GPflow likelihood (the paper uses a Gaussian, or
+        :class:`~gpflow_deep.likelihoods.LinearMixingGaussian` for several outputs).
+    :param num_data: N, the number of training points.
+    :param sigma_points: one ``[S, W_l]`` array per hidden layer; see :func:`random_sigma_points`
+        and :func:`gauss_hermite_sigma_points`.
+    :param weights: the S initial mixture weights (uniform by default); learned through a softmax.
+    :param beta: β, the weight of the KL regulariser.
+    """
+
+    def __init__(
+        self,
+        layers: Sequence[GPLayer],
+        likelihood: Likelihood,
+        num_data: int,
+        sigma_points: Sequence[np.ndarray],
+        weights: Optional[np.ndarray] = None,
+        beta: float = 1.0,
+        *,
+        seed: int = 0,
+        prediction_batch_size: int = 1000,
+        name: Optional[str] = None,
+    ):
+        super().__init__(
+            layers, likelihood, num_data, seed=seed, prediction_batch_size=prediction_batch_size, name=name
+        )
+        S = _check_sigma_points(self.layers, sigma_points, weights)
+        self.sigma_points = [
+            Parameter(points, dtype=default_float(), name=f"sigma_points_{index}")
+            for index, points in enumerate(sigma_points)
+        ]
+        weights = np.full(S, 1.0 / S) if weights is None else np.asarray(weights, dtype=float)
+        self.weight_logits = Parameter(np.log(weights), dtype=default_float(), name="weight_logits")
+        if not beta >= 0:
+            raise ValueError(f"beta must be non-negative, got {beta!r}")
+        self.beta = float(beta)
+
+    @property
+    def num_sigma_points(self) -> int:
+        """S, the number of mixture components."""
+        return int(self.weight_logits.shape[0])
+
+    def log_weights(self) -> tf.Tensor:
+        """``[S]`` log mixture weights (a log-softmax of the learned logits)."""
+        return tf.nn.log_softmax(self.weight_logits)
+
+    def _paths(self, X: tf.Tensor, num_samples=None, seed=None) -> Tuple[List[LayerOutput], tf.Tensor]:
+        outputs = sigma_point_layers(self.layers, self.sigma_points, X)
+        if not self.sigma_points:  # one layer: S identical paths
+            outputs = [_repeat(output, self.num_sigma_points) for output in outputs]
+        return outputs, self.log_weights()
+
+    @check_shapes(
+        "data[0]: [N, D]",
+        "data[1]: [N, P]",
+        "return: []",
+    )
+    def predictive_log_likelihood(self, data: RegressionData) -> tf.Tensor:
+        """The regularised predictive log-likelihood (eq. 21) on a (mini)batch, scaled to N."""
+        X, Y = data
+        mixture = self._mixture(X, None, None)
+        component = per_component(self.likelihood.predict_log_density, X, mixture.means, mixture.variances, Y)
+        log_density = mixture_log_density(component, mixture.log_weights)
+        scale = tf.cast(self.num_data, X.dtype) / tf.cast(tf.shape(X)[0], X.dtype)
+        return scale * tf.reduce_sum(log_density) - self.beta * self.prior_kl()
+
+    @inherit_check_shapes
+    def maximum_log_likelihood_objective(self, data: RegressionData) -> tf.Tensor:
+        return self.predictive_log_likelihood(data)
+
+    def _exact(self, quantity: str, Xnew: tf.Tensor, Y: Optional[tf.Tensor] = None):
+        return self._predict(quantity, Xnew, Y, num_samples=self.num_sigma_points, seed=tf.zeros([2], tf.int64))
+
+    @validate_inputs
+    @check_shapes(
+        "Xnew: [N, D]",
+        "return.means: [S, N, P]",
+        "return.variances: [S, N, P]",
+        "return.log_weights: [S]",
+    )
+    def predict_mixture(self, Xnew: TensorType) -> GaussianMixture:
+        """The predictive mixture over f: S weighted Gaussians per point, one per sigma path."""
+        outputs, log_weights = self._exact("paths", Xnew)
+        return GaussianMixture(outputs[-1].means, outputs[-1].variances, log_weights)
+
+    @validate_inputs
+    @check_shapes(
+        "Xnew: [N, D]",
+        "return[0]: [N, P]",
+        "return[1]: [N, P]",
+    )
+    def predict_f(self, Xnew: TensorType) -> Tuple[tf.Tensor, tf.Tensor]:
+        """Mean and variance of the predictive mixture over the last layer's f."""
+        return self._exact("f", Xnew)
+
+    @validate_inputs
+    @check_shapes(
+        "Xnew: [N, D]",
+        "return[0]: [N, P]",
+        "return[1]: [N, P]",
+    )
+    def predict_y(self, Xnew: TensorType) -> Tuple[tf.Tensor, tf.Tensor]:
+        """Mean and variance of the predictive mixture over y."""
+        return self._exact("y", Xnew)
+
+    @validate_inputs
+    @check_shapes(
+        "data[0]: [N, D]",
+        "data[1]: [N, P]",
+        "return: [N]",
+    )
+    def predict_log_density(self, data: RegressionData) -> tf.Tensor:
+        """log Σ_s w_s p(y_n | path s): the exact log-density of the finite mixture, per point."""
+        X, Y = data
+        return self._exact("log_density", X, Y)
+
+    @validate_inputs
+    @check_shapes(
+        "Xnew: [N, D]",
+        "return: [K, N, P]",
+    )
+    def predict_f_samples(self, Xnew: TensorType, num_samples: int = 1, seed=None) -> tf.Tensor:
+        """K draws of f from the predictive mixture (a component, then a Gaussian, per point)."""
+        mixture = self.predict_mixture(Xnew)
+        return sample_mixture(*mixture, num_samples, resolve_seed(self, seed))
+
+    @validate_inputs
+    def predict_all_layers(self, Xnew: TensorType) -> List[LayerOutput]:
+        """Every layer's marginals on every sigma path: one ``LayerOutput`` per layer, each field
+        ``[S, N, D_l]`` (``values`` are the sigma points passed to the next layer)."""
+        return self._exact("paths", Xnew)[0]
+
+
+def random_sigma_points(num_sigma_points: int, widths: Sequence[int], seed: int = 0) -> List[np.ndarray]:
+    """Standard-normal sigma points ``[S, W_l]`` for hidden layers of the given widths (the paper's
+    initialisation; pair with uniform weights)."""
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal((num_sigma_points, width)) for width in widths]
+
+
+def gauss_hermite_sigma_points(num_sigma_points: int, widths: Sequence[int]) -> Tuple[List[np.ndarray], np.ndarray]:
+    """Gauss–Hermite nodes and weights for a standard normal, lined up across units and layers.
+
+    For one hidden unit this is the exact S-point Gauss–Hermite rule for the two-layer integral;
+    with more units every unit takes the same node on a path (rule QR3), a starting point that
+    training then moves.
+    """
+    nodes, weights = np.polynomial.hermite_e.hermegauss(num_sigma_points)
+    return [np.tile(nodes[:, None], (1, width)) for width in widths], weights / weights.sum()
+
+
+def _check_sigma_points(layers: Sequence[GPLayer], sigma_points, weights) -> int:
+    hidden = [layer.num_latent_gps for layer in layers[:-1]]
+    if len(sigma_points) != len(hidden):
+        raise ValueError(f"sigma_points: need one array per hidden layer ({len(hidden)}), got {len(sigma_points)}")
+    sizes = set()
+    for index, (points, width) in enumerate(zip(sigma_points, hidden)):
+        shape = np.shape(points)
+        if len(shape) != 2 or shape[1] != width:
+            raise ValueError(f"sigma_points[{index}] must be [S, {width}] (the layer's width), got shape {shape}")
+        sizes.add(shape[0])
+    if weights is not None:
+        weights = np.asarray(weights)
+        if weights.ndim != 1 or np.any(weights <= 0):
+            raise ValueError("weights must be a vector of positive numbers")
+        sizes.add(weights.shape[0])
+    if len(sizes) > 1:
+        raise ValueError(f"sigma_points and weights disagree on the number of sigma points: {sorted(sizes)}")
+    if not sizes:
+        raise ValueError("a one-layer DSPP needs weights to fix the number of (identical) components")
+    return sizes.pop()
+
+
+def _repeat(output: LayerOutput, num_paths: int) -> LayerOutput:
+    return LayerOutput(*(tf.repeat(field[:1], num_paths, axis=0) for field in output))
