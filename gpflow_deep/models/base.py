@@ -8,7 +8,6 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 import tensorflow as tf
-from gpflow.base import TensorType
 from gpflow.likelihoods import Likelihood
 from gpflow.models import BayesianModel
 from gpflow.models.training_mixins import ExternalDataTrainingLossMixin
@@ -28,7 +27,7 @@ from ..validation import as_data, as_inputs, check_layer_stack, check_positive_i
 class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
     """A stack of layers whose predictive is a finite mixture of Gaussians over the last layer.
 
-    Subclasses say how the paths are made (:meth:`_mixture`) and what is maximised
+    Subclasses say how the paths are made (:meth:`_paths`) and what is maximised
     (``maximum_log_likelihood_objective``); predictions follow from the mixture.
 
     :param layers: the layers, input first; each layer's width is the next one's input width.
@@ -88,18 +87,17 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
     def _predict(
         self,
         quantity: str,
-        Xnew: TensorType,
-        Y: Optional[TensorType] = None,
+        X: tf.Tensor,
+        Y: Optional[tf.Tensor] = None,
         *,
         num_samples: int,
         seed: tf.Tensor,
     ) -> Any:
-        """Evaluate ``quantity`` (one of :data:`QUANTITIES`) in chunks of ``prediction_batch_size``
-        points, each chunk with its own seed, and join the chunks along the point axis.
-        ``Xnew`` and ``Y`` are tensors already checked by :func:`validate_inputs`."""
-        X = Xnew
+        """Evaluate ``quantity`` (one of :data:`QUANTITIES`; Y only for ``"log_density"``) in
+        chunks of ``prediction_batch_size`` points, each chunk with its own seed, and join the
+        chunks along the point axis. X and Y are tensors already checked by :func:`validate_inputs`."""
         targets = () if Y is None else (Y,)
-        evaluate = _compiled_prediction(self, quantity, with_targets=Y is not None)
+        evaluate = _compiled_prediction(self, quantity)
         num_samples = tf.constant(num_samples, tf.int32)
         pieces = []
         for chunk, start in enumerate(range(0, max(X.shape[0], 1), self.prediction_batch_size)):
@@ -131,7 +129,7 @@ QUANTITIES = ("paths", "f", "y", "log_density")
 _COMPILED_PREDICTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _compiled_prediction(model: DeepMixtureModel, quantity: str, with_targets: bool) -> Callable:
+def _compiled_prediction(model: DeepMixtureModel, quantity: str) -> Callable:
     """The compiled chunk evaluation of ``quantity`` for ``model``, traced once per model.
 
     Kept outside the model so that ``gpflow.utilities.deepcopy`` and checkpoints never meet a
@@ -143,7 +141,7 @@ def _compiled_prediction(model: DeepMixtureModel, quantity: str, with_targets: b
     functions = _COMPILED_PREDICTIONS.setdefault(model, {})
     if quantity not in functions:
         signature = [tf.TensorSpec([None, model.input_dim], model.dtype)]
-        if with_targets:
+        if quantity == "log_density":
             signature.append(tf.TensorSpec([None, None], model.dtype))
         signature += [tf.TensorSpec([], tf.int32), tf.TensorSpec([2], tf.int64)]
         python_function = functools.partial(_evaluate, weakref.ref(model), quantity)
