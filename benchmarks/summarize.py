@@ -40,9 +40,18 @@ def main():
             if record["model"] == "dspp2":  # β is chosen per split there, not a setting
                 key = key[:-1] + (None,)
             groups[key].append(record)
-    print(
-        "| dataset | model | implementation | iterations | β | splits | test log-lik | test RMSE | test CRPS | train s/split |"
+    columns = (
+        "dataset",
+        "model",
+        "implementation",
+        "iterations",
+        "β",
+        "splits",
+        "test log-lik",
+        "test RMSE",
+        "test CRPS",
     )
+    print("| " + " | ".join(columns) + " | train s/split |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for key in sorted(groups, key=lambda k: tuple(str(v) for v in k)):
         records = sorted(groups[key], key=lambda r: r["split"])
