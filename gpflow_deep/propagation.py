@@ -76,7 +76,7 @@ def sample_layers_jointly(
 
 @check_shapes(
     "X: [N, D]",
-    "sigma_points[all]: [S, W]",
+    "sigma_points[all]: [S, .]",
 )
 def sigma_point_layers(layers: Sequence[GPLayer], sigma_points: Sequence[tf.Tensor], X: tf.Tensor) -> List[LayerOutput]:
     """Deterministic sigma-point propagation (Jankowiak et al. 2020, rule QR3).

@@ -1,6 +1,25 @@
-"""Loading the checkpoints that ``fit`` writes into a model built the same way."""
+"""Checkpoints of a training run: written and resumed by ``fit``, loaded into a fresh model."""
 
 import tensorflow as tf
+
+from .step import TrainingStep
+
+MAX_TO_KEEP = 3
+
+
+def resume_or_start(checkpoint_dir: str, model, training: TrainingStep) -> tf.train.CheckpointManager:
+    """A manager saving the model, the optimizer, the iteration count and the minibatch iterator;
+    the latest checkpoint in ``checkpoint_dir``, if any, is restored into them now."""
+    if hasattr(training.optimizer, "build") and not getattr(training.optimizer, "built", False):
+        training.optimizer.build(training.variables)  # slots exist now, so they restore at once
+    tracked = dict(model=model, optimizer=training.optimizer, iteration=training.iteration)
+    if training.batches is not None:
+        tracked["data"] = training.batches
+    checkpoint = tf.train.Checkpoint(**tracked)
+    manager = tf.train.CheckpointManager(checkpoint, checkpoint_dir, max_to_keep=MAX_TO_KEEP)
+    if manager.latest_checkpoint:
+        checkpoint.restore(manager.latest_checkpoint).assert_existing_objects_matched()
+    return manager
 
 
 def restore_checkpoint(model, checkpoint_dir: str) -> int:

@@ -3,18 +3,19 @@ checkpoints, the whole step compiled as one ``tf.function``."""
 
 import time
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 import tensorflow as tf
 from gpflow.keras import tf_keras
-from gpflow.optimizers import NaturalGradient
 
 from ..models import DeepMixtureModel
 from ..validation import as_data, check_positive_int
+from .checkpoints import resume_or_start
 from .early_stopping import EarlyStopping
 from .monitoring import monitor_tasks
 from .progress import Progress
+from .step import training_step
 
 
 @dataclass
@@ -103,42 +104,18 @@ def fit(
     if seed is not None:
         model.rng.reset_from_seed(int(seed))
 
-    optimizer = optimizer or tf_keras.optimizers.Adam(learning_rate)
-    natgrad_pairs = _natgrad_pairs(model, natgrad_gamma)
-    natgrad = NaturalGradient(gamma=natgrad_gamma) if natgrad_pairs else None
-    variables = _variables_for_optimizer(model, natgrad_pairs)
-    iteration = tf.Variable(0, dtype=tf.int64, trainable=False, name="iteration")
-
-    def update(X_batch: tf.Tensor, Y_batch: tf.Tensor) -> tf.Tensor:
-        batch = (X_batch, Y_batch)
-        if natgrad is not None:
-            natgrad.minimize(lambda: model.training_loss(batch), var_list=natgrad_pairs)
-        with tf.GradientTape(watch_accessed_variables=False) as tape:
-            tape.watch(variables)
-            loss = model.training_loss(batch)
-        gradients = tape.gradient(loss, variables)
-        optimizer.apply_gradients([(g, v) for g, v in zip(gradients, variables) if g is not None])
-        iteration.assign_add(1)
-        return loss
-
-    compiled_update = tf.function(update, jit_compile=jit_compile)
-    batches = _minibatches(X, Y, batch_size, seed)
-    if batches is None:
-        step = tf.function(lambda: compiled_update(X, Y))
-    else:
-        step = tf.function(lambda: compiled_update(*next(batches)))
-
-    checkpoint_manager = None
-    if checkpoint_dir is not None:
-        _build(optimizer, variables)
-        tracked = dict(model=model, optimizer=optimizer, iteration=iteration)
-        if batches is not None:
-            tracked["data"] = batches
-        checkpoint = tf.train.Checkpoint(**tracked)
-        checkpoint_manager = tf.train.CheckpointManager(checkpoint, checkpoint_dir, max_to_keep=3)
-        if checkpoint_manager.latest_checkpoint:
-            checkpoint.restore(checkpoint_manager.latest_checkpoint).assert_existing_objects_matched()
-    start = int(iteration.numpy())
+    training = training_step(
+        model,
+        X,
+        Y,
+        batch_size=batch_size,
+        optimizer=optimizer or tf_keras.optimizers.Adam(learning_rate),
+        natgrad_gamma=natgrad_gamma,
+        seed=seed,
+        jit_compile=jit_compile,
+    )
+    checkpoints = resume_or_start(checkpoint_dir, model, training) if checkpoint_dir is not None else None
+    start = int(training.iteration.numpy())
 
     tasks = monitor_tasks(log_dir, model, validation_data, X.numpy()) if log_dir else []
     stopping = EarlyStopping(model, validation_data, patience) if validation_data is not None else None
@@ -148,7 +125,7 @@ def fit(
     began = time.perf_counter()
     first_step_seconds = 0.0
     for current in range(start + 1, iterations + 1):
-        losses.append(step())
+        losses.append(training.step())
         if current == start + 1:
             first_step_seconds = time.perf_counter() - began
         if current % monitor_every == 0 or current == iterations:
@@ -157,8 +134,8 @@ def fit(
                 scores["validation_log_density"] = stopping.check(current)
             for task in tasks:
                 task(current, **scores)
-        if checkpoint_manager is not None and (current % checkpoint_every == 0 or current == iterations):
-            checkpoint_manager.save(checkpoint_number=current)
+        if checkpoints is not None and (current % checkpoint_every == 0 or current == iterations):
+            checkpoints.save(checkpoint_number=current)
         if reporter is not None and (reporter.due(current) or (stopping is not None and stopping.should_stop)):
             reporter.report(current, -float(tf.reduce_mean(tf.stack(losses[reported:]))))
             reported = len(losses)
@@ -173,37 +150,6 @@ def fit(
         best_iteration = stopping.best_iteration
     objectives = -np.array([float(loss) for loss in losses]) if losses else np.zeros(0)
     history = stopping.history if stopping is not None else []
-    return FitResult(objectives, int(iteration.numpy()), start, seconds, first_step_seconds, history, best_iteration)
-
-
-def _minibatches(X: tf.Tensor, Y: tf.Tensor, batch_size: Optional[int], seed: Optional[int]):
-    """An iterator over shuffled minibatches of fixed size, or None for full batch."""
-    N = int(X.shape[0])
-    if batch_size is None or check_positive_int("batch_size", batch_size) >= N:
-        return None
-    dataset = tf.data.Dataset.from_tensor_slices((X, Y))
-    dataset = dataset.shuffle(N, seed=seed, reshuffle_each_iteration=True)
-    dataset = dataset.batch(batch_size, drop_remainder=True).repeat()
-    return iter(dataset.prefetch(tf.data.AUTOTUNE))
-
-
-def _natgrad_pairs(model: DeepMixtureModel, gamma: Optional[float]) -> List[Tuple[tf.Variable, tf.Variable]]:
-    if gamma is None:
-        return []
-    if not gamma > 0:
-        raise ValueError(f"natgrad_gamma must be positive, got {gamma!r}")
-    last = model.layers[-1]
-    if last.q_diag:
-        raise ValueError("natgrad_gamma: natural gradients need a full q_sqrt on the last layer (q_diag=False)")
-    return [(last.q_mu, last.q_sqrt)]
-
-
-def _variables_for_optimizer(model: DeepMixtureModel, natgrad_pairs: Sequence) -> List[tf.Variable]:
-    natural = {parameter.unconstrained_variable.ref() for pair in natgrad_pairs for parameter in pair}
-    return [v for v in model.trainable_variables if v.ref() not in natural]
-
-
-def _build(optimizer: tf_keras.optimizers.Optimizer, variables: List[tf.Variable]) -> None:
-    """Create the optimizer's slots now, so that a checkpoint restores them at once."""
-    if hasattr(optimizer, "build") and not getattr(optimizer, "built", False):
-        optimizer.build(variables)
+    return FitResult(
+        objectives, int(training.iteration.numpy()), start, seconds, first_step_seconds, history, best_iteration
+    )
