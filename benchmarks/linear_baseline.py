@@ -4,6 +4,7 @@ match the "Linear" column of Salimbeni & Deisenroth (2017, Tables 7 and 8).
 
     python benchmarks/linear_baseline.py
 """
+
 import os
 import sys
 

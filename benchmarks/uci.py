@@ -41,6 +41,21 @@ GPYTORCH_SETUP = dict(num_inducing=100, hidden_width=3, num_sigma_points=8)
 PAPER_BATCH = 10_000  # full batch below this many points
 
 
+def run_keys(args, split: int) -> dict:
+    """What identifies a run in the results file (a split already there is skipped)."""
+    keys = dict(
+        dataset=args.dataset,
+        model=args.model,
+        implementation=args.implementation,
+        split=split,
+        iterations=args.iterations,
+        batch_size=args.batch_size,
+    )
+    if args.model == "dspp2-gpytorch-setup":
+        keys["beta"] = args.beta
+    return keys
+
+
 def run_split(args, split: int) -> dict:
     """Train and score one split; returns the result record."""
     part = gd.datasets.uci_split(gd.datasets.load(args.dataset), split)
@@ -62,7 +77,7 @@ def run_split(args, split: int) -> dict:
         scores = gd.metrics.evaluate(model, *test, part.y_std)
     elif args.model == "dspp2-gpytorch-setup":
         model = gd.build_dspp(*train, beta=args.beta, seed=args.seed, **GPYTORCH_SETUP)
-        extra = dict(beta=args.beta)
+        extra = {}
         if args.implementation == "gpytorch":
             from benchmarks.peers import gpytorch_dspp
 
@@ -90,12 +105,7 @@ def run_split(args, split: int) -> dict:
         seconds = gpflux_dgp.train_keras(dgp, *train, args.iterations, batch)
         scores = gpflux_dgp.evaluate(dgp, *test, part.y_std, num_samples=100)
     return dict(
-        dataset=args.dataset,
-        model=args.model,
-        implementation=args.implementation,
-        split=split,
-        iterations=args.iterations,
-        batch_size=args.batch_size,
+        run_keys(args, split),
         effective_batch=batch or len(part.X_train),
         test_log_likelihood=scores["log_likelihood"],
         test_rmse=scores["rmse"],
@@ -139,17 +149,7 @@ def main() -> None:
     done = read_results(args.results)
     where = machine()
     for split in parse_splits(args.splits):
-        keys = dict(
-            dataset=args.dataset,
-            model=args.model,
-            implementation=args.implementation,
-            split=split,
-            iterations=args.iterations,
-            batch_size=args.batch_size,
-        )
-        if args.model == "dspp2-gpytorch-setup":
-            keys["beta"] = args.beta
-        if first(done, keys) is not None:
+        if first(done, run_keys(args, split)) is not None:
             print(f"split {split}: already in {args.results}, skipped")
             continue
         began = time.perf_counter()

@@ -10,7 +10,7 @@ from gpflow.likelihoods import Likelihood
 from ..layers import GPLayer
 from ..models import DeepGP
 from ..validation import check_positive_int
-from .initialisation import initial_inducing_inputs, linear_means, training_arrays
+from .initialisation import initial_inducing_inputs, linear_means, scaled_prior_q_sqrt, training_arrays
 
 KernelFactory = Callable[[int, int], Kernel]  # (layer index, input width) -> kernel
 
@@ -65,10 +65,7 @@ def build_deep_gp(
         if inner and inner_noise_variance > 0:
             kernel = kernel + gpflow.kernels.White(variance=inner_noise_variance)
         M = inducing[index].shape[0]
-        q_sqrt = None
-        if inner:
-            eye = np.ones((M, output_width)) if q_diag else np.tile(np.eye(M)[None], (output_width, 1, 1))
-            q_sqrt = inner_q_sqrt_scale * eye
+        q_sqrt = scaled_prior_q_sqrt(M, output_width, q_diag, inner_q_sqrt_scale) if inner else None
         layers.append(
             GPLayer(
                 kernel,

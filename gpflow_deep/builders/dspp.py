@@ -11,7 +11,7 @@ from ..layers import GPLayer
 from ..likelihoods import LinearMixingGaussian
 from ..models.dspp import DSPP, gauss_hermite_sigma_points, random_sigma_points
 from ..validation import check_positive_int
-from .initialisation import initial_inducing_inputs, linear_means, training_arrays
+from .initialisation import initial_inducing_inputs, linear_means, scaled_prior_q_sqrt, training_arrays
 
 SIGMA_POINT_INITIALISATIONS = ("random", "gauss_hermite")
 
@@ -80,10 +80,7 @@ def build_dspp(
     for index, (input_width, output_width) in enumerate(zip([D] + widths, widths + [output_dim])):
         inner = index < num_layers - 1
         M = inducing[index].shape[0]
-        q_sqrt = None
-        if inner:
-            prior = np.ones((M, output_width)) if q_diag else np.tile(np.eye(M)[None], (output_width, 1, 1))
-            q_sqrt = inner_q_sqrt_scale * prior
+        q_sqrt = scaled_prior_q_sqrt(M, output_width, q_diag, inner_q_sqrt_scale) if inner else None
         layers.append(
             GPLayer(
                 kernel_factory(index, input_width),

@@ -44,6 +44,12 @@ def training_arrays(X, Y) -> Tuple[np.ndarray, np.ndarray]:
     return X.numpy(), Y.numpy()
 
 
+def scaled_prior_q_sqrt(num_inducing: int, width: int, q_diag: bool, scale: float) -> np.ndarray:
+    """``scale`` times the whitened prior's ``q_sqrt``: ``[M, L]`` ones or ``[L, M, M]`` identities."""
+    prior = np.ones((num_inducing, width)) if q_diag else np.tile(np.eye(num_inducing)[None], (width, 1, 1))
+    return scale * prior
+
+
 def linear_projection(X: np.ndarray, output_dim: int) -> np.ndarray:
     """The ``[D_in, D_out]`` map of Salimbeni & Deisenroth (2017): the identity when the widths
     agree, the top right-singular vectors of X (PCA) when narrowing, ``[I, 0]`` when widening."""

@@ -70,6 +70,10 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
         """Σ_l KL[q(U_l) ‖ p(U_l)], the regulariser summed over the layers."""
         return tf.add_n([layer.prior_kl() for layer in self.layers])
 
+    def minibatch_scale(self, X: tf.Tensor) -> tf.Tensor:
+        """N/B: scales a sum over a batch of B points to the full data set of N."""
+        return tf.cast(self.num_data, X.dtype) / tf.cast(tf.shape(X)[0], X.dtype)
+
     def new_seed(self) -> tf.Tensor:
         """A fresh ``[2]`` seed for stateless random ops, drawn from ``self.rng``."""
         return self.rng.make_seeds(1)[:, 0]

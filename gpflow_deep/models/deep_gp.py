@@ -65,8 +65,7 @@ class DeepGP(DeepMixtureModel):
         X, Y = data
         mixture = self._mixture(X, self.num_samples, self.new_seed())
         expectations = per_component(self.likelihood.variational_expectations, X, mixture.means, mixture.variances, Y)
-        scale = tf.cast(self.num_data, X.dtype) / tf.cast(tf.shape(X)[0], X.dtype)
-        return scale * tf.reduce_sum(tf.reduce_mean(expectations, axis=0)) - self.prior_kl()
+        return self.minibatch_scale(X) * tf.reduce_sum(tf.reduce_mean(expectations, axis=0)) - self.prior_kl()
 
     @inherit_check_shapes
     def maximum_log_likelihood_objective(self, data: RegressionData) -> tf.Tensor:

@@ -91,8 +91,7 @@ class DSPP(DeepMixtureModel):
         mixture = self._mixture(X, None, None)
         component = per_component(self.likelihood.predict_log_density, X, mixture.means, mixture.variances, Y)
         log_density = mixture_log_density(component, mixture.log_weights)
-        scale = tf.cast(self.num_data, X.dtype) / tf.cast(tf.shape(X)[0], X.dtype)
-        return scale * tf.reduce_sum(log_density) - self.beta * self.prior_kl()
+        return self.minibatch_scale(X) * tf.reduce_sum(log_density) - self.beta * self.prior_kl()
 
     @inherit_check_shapes
     def maximum_log_likelihood_objective(self, data: RegressionData) -> tf.Tensor:
