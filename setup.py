@@ -37,7 +37,8 @@ setup(
     ],
     extras_require={
         "test": ["pytest>=7", "matplotlib"],
-        "bench": ["gpflux>=0.4.5", "matplotlib"],
+        "bench": ["gpflux>=0.4.5"],
+        "bench-torch": ["torch>=2.1", "gpytorch>=1.11"],
         "plot": ["matplotlib"],
     },
     entry_points={"console_scripts": ["gpflow-deep=gpflow_deep.cli:main"]},

@@ -70,6 +70,7 @@ class DSPP(DeepMixtureModel):
         """S, the number of mixture components."""
         return int(self.weight_logits.shape[0])
 
+    @check_shapes("return: [S]")
     def log_weights(self) -> tf.Tensor:
         """``[S]`` log mixture weights (a log-softmax of the learned logits)."""
         return tf.nn.log_softmax(self.weight_logits)
