@@ -3,9 +3,9 @@
 The inputs are folded into one matrix of N rows (callers fold samples into N), so every layer needs
 one Cholesky of Kuu per step, whatever the number of samples or outputs.
 
-Notation: M inducing points, N inputs, L latent GPs. A "stack" axis G is 1 for a kernel and
-inducing points shared by all latent GPs (``Kuu: [M, M]``) and L when they are separate
-(``Kuu: [L, M, M]``).
+Notation: M inducing points, N inputs, L latent GPs. A kernel and inducing points shared by all
+latent GPs give ``Kuu: [M, M]`` and ``Kuf: [M, N]``; separate ones add a leading axis of L
+(written ``G...`` in the shape specs: absent or L).
 """
 
 from typing import Tuple
