@@ -1,9 +1,11 @@
-"""Where the time of a DeepGP training step goes: TensorFlow's profiler, summed per op.
+"""Where the time of a training step goes: TensorFlow's profiler, summed per op.
 
-A bare compiled Adam step of ``build_deep_gp`` (2 layers) on the first ``--batch`` training points
-of a bundled data set; prints the step time and the most expensive ops. Example::
+A bare compiled Adam step of a 2-layer ``build_deep_gp`` (or, with ``--model dspp``, the
+``build_dspp`` of the GPyTorch comparison) on the first ``--batch`` training points of a bundled
+data set; prints the step time and the most expensive ops. Example::
 
     python benchmarks/profile_step.py --dataset boston --batch 256
+    python benchmarks/profile_step.py --model dspp --batch 455
 """
 
 import argparse
@@ -22,10 +24,12 @@ from gpflow.keras import tf_keras  # noqa: E402
 from tensorflow.tsl.profiler.protobuf import xplane_pb2  # noqa: E402
 
 import gpflow_deep as gd  # noqa: E402
+from benchmarks.uci import GPYTORCH_SETUP  # noqa: E402
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", choices=["dgp", "dspp"], default="dgp")
     parser.add_argument("--dataset", default="boston")
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--steps", type=int, default=50)
@@ -33,7 +37,10 @@ def main():
     args = parser.parse_args()
     part = gd.datasets.uci_split(gd.datasets.load(args.dataset), 0)
     X, Y = tf.constant(part.X_train[: args.batch]), tf.constant(part.Y_train[: args.batch])
-    model = gd.build_deep_gp(part.X_train, part.Y_train, 2)
+    if args.model == "dspp":
+        model = gd.build_dspp(part.X_train, part.Y_train, beta=1.0, **GPYTORCH_SETUP)
+    else:
+        model = gd.build_deep_gp(part.X_train, part.Y_train, 2)
     variables, optimizer = model.trainable_variables, tf_keras.optimizers.Adam(0.01)
 
     @tf.function
