@@ -56,7 +56,8 @@ def main():
         times = {"ours": [], "gpytorch": []}
         for _ in range(args.rounds):
             for library in ("gpytorch", "ours"):
-                command = [sys.executable, __file__, "--worker", library, "--datasets", dataset, "--steps", str(args.steps)]
+                worker = ["--worker", library, "--datasets", dataset, "--steps", str(args.steps)]
+                command = [sys.executable, __file__, *worker]
                 output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
                 times[library].append(float(output.strip().splitlines()[-1]))
         medians = {key: statistics.median(values) for key, values in times.items()}
