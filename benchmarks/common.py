@@ -3,8 +3,9 @@
 import json
 import os
 import platform
+import statistics
 import time
-from typing import Dict, Iterable, List
+from typing import Callable, Dict, Iterable, List
 
 RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 
@@ -78,3 +79,14 @@ def matches(record: Dict, keys: Dict) -> bool:
 def first(records: Iterable[Dict], keys: Dict):
     """The first record matching ``keys``, or None."""
     return next((r for r in records if matches(r, keys)), None)
+
+
+def median_seconds(function: Callable[[], object], repeats: int) -> float:
+    """Median wall time of ``function()`` over ``repeats`` calls, after one untimed (tracing) call."""
+    function()
+    times = []
+    for _ in range(repeats):
+        began = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - began)
+    return statistics.median(times)

@@ -15,9 +15,7 @@ against float64 with the same jitter. Example::
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -26,7 +24,7 @@ import gpflow  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from benchmarks.common import machine  # noqa: E402
+from benchmarks.common import machine, median_seconds  # noqa: E402
 
 
 def solve(kernel, Z, X, q_mu, q_diag, jitter):
@@ -75,16 +73,6 @@ def value_and_gradient(form, kernel, Z, X, q_mu, q_diag, jitter):
     return evaluate
 
 
-def median_milliseconds(function, repeats):
-    function()
-    times = []
-    for _ in range(repeats):
-        began = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - began)
-    return 1000 * statistics.median(times)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--inputs", type=int, default=8 * 927)
@@ -101,7 +89,7 @@ def main():
     difference = max(float(tf.reduce_max(tf.abs(a - b))) for a, b in zip(gradients_a, gradients_b))
     print(f"float64: values {float(value_a):.10g} / {float(value_b):.10g}, gradients differ by {difference:.1e}")
     for name, function in functions.items():
-        print(f"  {name:13s} value and gradient: {median_milliseconds(function, args.repeats):.2f} ms")
+        print(f"  {name:13s} value and gradient: {1000 * median_seconds(function, args.repeats):.2f} ms")
 
     reference = solve(*setup, 1e-4)[1].numpy()  # float64, the same jitter
     for form in (solve, inverse_form):

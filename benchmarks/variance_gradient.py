@@ -9,9 +9,7 @@ Shapes are those of the papers' DSVI models on the bundled data: L inner outputs
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -19,7 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from benchmarks.common import machine  # noqa: E402
+from benchmarks.common import machine, median_seconds  # noqa: E402
 from gpflow_deep.layers.sparse_marginals import projected_square_norms  # noqa: E402
 
 
@@ -35,13 +33,7 @@ def timed(function, q, P, weights, repeats):
             value = tf.reduce_sum(weights * function(q, P))
         return tape.gradient(value, [q, P])
 
-    value_and_gradient()
-    times = []
-    for _ in range(repeats):
-        began = time.perf_counter()
-        value_and_gradient()[0].numpy()
-        times.append(time.perf_counter() - began)
-    return statistics.median(times)
+    return median_seconds(lambda: value_and_gradient()[0].numpy(), repeats)
 
 
 def main():
