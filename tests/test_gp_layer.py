@@ -43,21 +43,26 @@ CONFIGURATIONS = [
 ]
 
 
-@pytest.mark.parametrize("config", CONFIGURATIONS, ids=lambda c: "-".join(k for k, v in c.items() if v) or "shared")
-def test_marginals_equal_gpflow_conditional(rng, config):
-    layer = random_layer(rng, **config)
-    inputs = rng.normal(size=(4, 5, D))  # leading sample axis
-    mean, var = layer.marginals(inputs)
-    expected_mean, expected_var = gpflow.conditionals.conditional(
-        inputs.reshape(-1, D),
+def gpflow_conditional(layer, inputs, full_cov):
+    """GPflow's own conditional for the layer's q(U) at ``inputs`` [N, D]: the reference."""
+    return gpflow.conditionals.conditional(
+        inputs,
         layer.inducing_variable,
         layer.kernel,
         layer.q_mu,
         q_sqrt=layer.q_sqrt,
         white=layer.whiten,
-        full_cov=False,
+        full_cov=full_cov,
         full_output_cov=False,
     )
+
+
+@pytest.mark.parametrize("config", CONFIGURATIONS, ids=lambda c: "-".join(k for k, v in c.items() if v) or "shared")
+def test_marginals_equal_gpflow_conditional(rng, config):
+    layer = random_layer(rng, **config)
+    inputs = rng.normal(size=(4, 5, D))  # leading sample axis
+    mean, var = layer.marginals(inputs)
+    expected_mean, expected_var = gpflow_conditional(layer, inputs.reshape(-1, D), full_cov=False)
     np.testing.assert_allclose(mean.numpy().reshape(-1, L), expected_mean, rtol=1e-9, atol=1e-10)
     np.testing.assert_allclose(var.numpy().reshape(-1, L), expected_var, rtol=1e-9, atol=1e-10)
 
@@ -70,16 +75,7 @@ def test_full_covariance_equals_gpflow_conditional(rng, config):
     inputs = rng.normal(size=(2, 5, D))
     mean, cov = layer.full_covariance(inputs)
     for b in range(2):
-        expected_mean, expected_cov = gpflow.conditionals.conditional(
-            inputs[b],
-            layer.inducing_variable,
-            layer.kernel,
-            layer.q_mu,
-            q_sqrt=layer.q_sqrt,
-            white=layer.whiten,
-            full_cov=True,
-            full_output_cov=False,
-        )
+        expected_mean, expected_cov = gpflow_conditional(layer, inputs[b], full_cov=True)
         np.testing.assert_allclose(mean[b], expected_mean, rtol=1e-9, atol=1e-10)
         np.testing.assert_allclose(cov[b], expected_cov, rtol=1e-9, atol=1e-10)
     _, var = layer.marginals(inputs)
