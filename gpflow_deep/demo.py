@@ -8,8 +8,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import datasets, metrics
-from .builders import build_deep_gp, build_dspp
-from .datasets import split_indices
+from .builders import build_deep_gp
+from .model_selection import select_beta
 from .models import DeepMixtureModel
 from .training import FitResult, fit
 
@@ -36,21 +36,18 @@ def _deep_gp(num_layers: int):
 
 
 def _dspp(data: Data, iterations: int, seed: int, log_dir: str):
-    """Early stopping on a sixth of the training data held out (the paper's 15:3 proportions)."""
-    X, Y = data
-    train, validation = split_indices(len(X), seed, (5 / 6, 1 / 6))
-    model = build_dspp(X[train], Y[train], num_inducing=100, seed=seed)
-    result = fit(
-        model,
-        (X[train], Y[train]),
-        iterations,
-        validation_data=(X[validation], Y[validation]),
-        patience=10,
-        monitor_every=50,
+    """β = 1 with early stopping on a sixth of the training data held out (the paper's 15:3
+    proportions): :func:`~gpflow_deep.select_beta` with one β."""
+    selection = select_beta(
+        *data,
+        betas=(1.0,),
+        iterations=iterations,
+        seed=seed,
+        builder_options=dict(num_inducing=100),
         log_dir=log_dir,
         progress=False,
     )
-    return model, result
+    return selection.model, selection.fits[1.0]
 
 
 DEMO_MODELS: Dict[str, DemoModel] = {
