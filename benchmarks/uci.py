@@ -77,7 +77,6 @@ def run_split(args, split: int) -> dict:
         scores = gd.metrics.evaluate(model, *test, part.y_std)
     elif args.model == "dspp2-gpytorch-setup":
         model = gd.build_dspp(*train, beta=args.beta, seed=args.seed, **GPYTORCH_SETUP)
-        extra = {}
         if args.implementation == "gpytorch":
             from benchmarks.peers import gpytorch_dspp
 
