@@ -36,7 +36,6 @@ import gpflow_deep as gd  # noqa: E402
 from benchmarks.common import RESULTS_DIR, append_result, first, machine, parse_splits, read_results, versions  # noqa: E402
 
 DEEP_GP_LAYERS = {"sgp": 1, "dgp2": 2, "dgp3": 3}
-DSPP_MODELS = ("dspp2", "dspp2-gpytorch-setup")
 GPYTORCH_SETUP = dict(num_inducing=100, hidden_width=3, num_sigma_points=8)
 PAPER_BATCH = 10_000  # full batch below this many points
 
@@ -56,53 +55,71 @@ def run_keys(args, split: int) -> dict:
     return keys
 
 
+def _deep_gp(args, part, train, batch):
+    """``sgp``, ``dgp2``, ``dgp3``: ``build_deep_gp`` defaults, or a GPflux peer of the same model."""
+    test = (part.X_test, part.Y_test)
+    if args.implementation == "gpflow_deep":
+        model = gd.build_deep_gp(*train, DEEP_GP_LAYERS[args.model], seed=args.seed)
+        result = gd.fit(model, train, args.iterations, batch_size=batch, seed=args.seed, progress=False)
+        return result.seconds, gd.metrics.evaluate(model, *test, part.y_std, num_samples=100, seed=args.seed), {}
+    from benchmarks.peers import gpflux_dgp
+
+    if args.implementation == "gpflux":
+        dgp = gpflux_dgp.mirror(gd.build_deep_gp(*train, DEEP_GP_LAYERS[args.model], seed=args.seed))
+    else:
+        dgp = gpflux_dgp.own_builder(part.X_train, DEEP_GP_LAYERS[args.model])
+    seconds = gpflux_dgp.train_keras(dgp, *train, args.iterations, batch)
+    return seconds, gpflux_dgp.evaluate(dgp, *test, part.y_std, num_samples=100), {}
+
+
+def _dspp_protocol(args, part, train, batch):
+    """``dspp2``: β and early stopping on a validation part (``select_beta``)."""
+    began = time.perf_counter()
+    selection = gd.select_beta(
+        *train,
+        iterations=args.iterations,
+        batch_size=batch,
+        seed=args.seed,
+        progress=False,
+        builder_options=dict(num_inducing=100, hidden_width=3, num_sigma_points=10),
+    )
+    seconds, model = time.perf_counter() - began, selection.model
+    extra = dict(beta=selection.beta, best_iteration=selection.fits[selection.beta].best_iteration)
+    return seconds, gd.metrics.evaluate(model, part.X_test, part.Y_test, part.y_std), extra
+
+
+def _dspp_gpytorch_setup(args, part, train, batch):
+    """``dspp2-gpytorch-setup``: fixed β, no validation, ours or GPyTorch's."""
+    test = (part.X_test, part.Y_test)
+    model = gd.build_dspp(*train, beta=args.beta, seed=args.seed, **GPYTORCH_SETUP)
+    if args.implementation == "gpytorch":
+        from benchmarks.peers import gpytorch_dspp
+
+        peer = gpytorch_dspp.TwoLayerDSPP(model)
+        began = time.perf_counter()
+        per_iteration = gpytorch_dspp.train(peer, *train, args.iterations, args.beta)
+        seconds = time.perf_counter() - began
+        return seconds, gpytorch_dspp.evaluate(peer, *test, part.y_std), dict(seconds_per_iteration=per_iteration)
+    result = gd.fit(model, train, args.iterations, batch_size=batch, progress=False)
+    extra = dict(seconds_per_iteration=result.seconds_per_iteration)
+    return result.seconds, gd.metrics.evaluate(model, *test, part.y_std), extra
+
+
+# --model name -> runner(args, part, train, batch) -> (train seconds, test scores, extra record fields).
+# A new model joins the benchmarks with one entry here.
+RUNNERS = {
+    **{name: _deep_gp for name in DEEP_GP_LAYERS},
+    "dspp2": _dspp_protocol,
+    "dspp2-gpytorch-setup": _dspp_gpytorch_setup,
+}
+
+
 def run_split(args, split: int) -> dict:
     """Train and score one split; returns the result record."""
     part = gd.datasets.uci_split(gd.datasets.load(args.dataset), split)
-    train, test = (part.X_train, part.Y_train), (part.X_test, part.Y_test)
+    train = (part.X_train, part.Y_train)
     batch = None if args.batch_size >= len(part.X_train) else args.batch_size
-    extra = {}
-    if args.model == "dspp2":
-        began = time.perf_counter()
-        selection = gd.select_beta(
-            *train,
-            iterations=args.iterations,
-            batch_size=batch,
-            seed=args.seed,
-            progress=False,
-            builder_options=dict(num_inducing=100, hidden_width=3, num_sigma_points=10),
-        )
-        seconds, model = time.perf_counter() - began, selection.model
-        extra = dict(beta=selection.beta, best_iteration=selection.fits[selection.beta].best_iteration)
-        scores = gd.metrics.evaluate(model, *test, part.y_std)
-    elif args.model == "dspp2-gpytorch-setup":
-        model = gd.build_dspp(*train, beta=args.beta, seed=args.seed, **GPYTORCH_SETUP)
-        if args.implementation == "gpytorch":
-            from benchmarks.peers import gpytorch_dspp
-
-            peer = gpytorch_dspp.TwoLayerDSPP(model)
-            began = time.perf_counter()
-            extra["seconds_per_iteration"] = gpytorch_dspp.train(peer, *train, args.iterations, args.beta)
-            seconds = time.perf_counter() - began
-            scores = gpytorch_dspp.evaluate(peer, *test, part.y_std)
-        else:
-            result = gd.fit(model, train, args.iterations, batch_size=batch, progress=False)
-            seconds, extra["seconds_per_iteration"] = result.seconds, result.seconds_per_iteration
-            scores = gd.metrics.evaluate(model, *test, part.y_std)
-    elif args.implementation == "gpflow_deep":
-        model = gd.build_deep_gp(*train, DEEP_GP_LAYERS[args.model], seed=args.seed)
-        result = gd.fit(model, train, args.iterations, batch_size=batch, seed=args.seed, progress=False)
-        seconds = result.seconds
-        scores = gd.metrics.evaluate(model, *test, part.y_std, num_samples=100, seed=args.seed)
-    else:
-        from benchmarks.peers import gpflux_dgp
-
-        if args.implementation == "gpflux":
-            dgp = gpflux_dgp.mirror(gd.build_deep_gp(*train, DEEP_GP_LAYERS[args.model], seed=args.seed))
-        else:
-            dgp = gpflux_dgp.own_builder(part.X_train, DEEP_GP_LAYERS[args.model])
-        seconds = gpflux_dgp.train_keras(dgp, *train, args.iterations, batch)
-        scores = gpflux_dgp.evaluate(dgp, *test, part.y_std, num_samples=100)
+    seconds, scores, extra = RUNNERS[args.model](args, part, train, batch)
     return dict(
         run_keys(args, split),
         effective_batch=batch or len(part.X_train),
@@ -117,7 +134,7 @@ def run_split(args, split: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", required=True, choices=gd.datasets.DATASETS)
-    parser.add_argument("--model", required=True, choices=sorted(DEEP_GP_LAYERS) + list(DSPP_MODELS))
+    parser.add_argument("--model", required=True, choices=sorted(RUNNERS))
     parser.add_argument(
         "--implementation", default="gpflow_deep", choices=["gpflow_deep", "gpflux", "gpflux-builder", "gpytorch"]
     )

@@ -1,6 +1,18 @@
 """Deep Gaussian processes for GPflow: five inference methods as ``gpflow.models`` subclasses."""
 
-from . import builders, datasets, layers, likelihoods, metrics, mixtures, model_selection, models, training
+from . import (
+    builders,
+    datasets,
+    layers,
+    likelihoods,
+    metrics,
+    mixtures,
+    model_selection,
+    models,
+    objectives,
+    propagation,
+    training,
+)
 from .builders import build_deep_gp, build_dspp
 from .layers import GPLayer
 from .model_selection import select_beta
@@ -25,6 +37,8 @@ __all__ = [
     "mixtures",
     "model_selection",
     "models",
+    "objectives",
+    "propagation",
     "restore_checkpoint",
     "select_beta",
     "training",

@@ -6,7 +6,7 @@ import numpy as np
 import tensorflow as tf
 from gpflow.likelihoods import Likelihood
 
-from .layers import GPLayer
+from .layers import check_layer
 
 
 def check_positive_int(name: str, value) -> int:
@@ -55,23 +55,32 @@ def as_data(data, input_dim: Optional[int], dtype) -> Tuple[tf.Tensor, tf.Tensor
 
 
 def check_layer_stack(layers: Sequence, likelihood: Likelihood) -> None:
-    """Consecutive widths agree, and the last width matches the likelihood's latent dimension."""
+    """Every layer keeps the layer protocol, consecutive widths agree, and the last width matches
+    the likelihood's latent dimension."""
     if not isinstance(likelihood, Likelihood):
         raise TypeError(f"likelihood must be a gpflow.likelihoods.Likelihood, got {type(likelihood).__name__}")
     if len(layers) == 0:
         raise ValueError("layers: at least one layer is needed")
     for index, layer in enumerate(layers):
-        if not isinstance(layer, GPLayer):
-            raise TypeError(f"layers[{index}] must be a GPLayer, got {type(layer).__name__}")
+        check_layer(index, layer)
     for index, (below, above) in enumerate(zip(layers[:-1], layers[1:])):
-        if below.num_latent_gps != above.input_dim:
+        if below.output_dim != above.input_dim:
             raise ValueError(
-                f"layers[{index}] outputs {below.num_latent_gps} values but layers[{index + 1}] "
+                f"layers[{index}] outputs {below.output_dim} values but layers[{index + 1}] "
                 f"takes inputs of width {above.input_dim}"
             )
     latent_dim = getattr(likelihood, "latent_dim", None)
-    if latent_dim is not None and layers[-1].num_latent_gps != latent_dim:
+    if latent_dim is not None and layers[-1].output_dim != latent_dim:
         raise ValueError(
-            f"the last layer outputs {layers[-1].num_latent_gps} values but the likelihood "
+            f"the last layer outputs {layers[-1].output_dim} values but the likelihood "
             f"({type(likelihood).__name__}) needs {latent_dim} latent functions"
         )
+
+
+def check_non_negative(name: str, value) -> float:
+    """``value`` as a float, or a ValueError if it is not a finite number ≥ 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    if not (np.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be non-negative (a finite number ≥ 0), got {value!r}")
+    return float(value)

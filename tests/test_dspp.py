@@ -71,7 +71,7 @@ def test_objective_is_the_weighted_mixture_of_sigma_paths_by_hand(rng):
         g = hidden_mean + xi * np.sqrt(hidden_var)
         mean, var = last.marginals(g)
         density += weights[s] * norm.pdf(Y, mean, np.sqrt(var + 0.1))
-    by_hand = 40 / 12 * np.sum(np.log(density)) - 0.5 * model.prior_kl()
+    by_hand = 40 / 12 * np.sum(np.log(density)) - 0.5 * model.regulariser()
     np.testing.assert_allclose(model.predictive_log_likelihood((X, Y)), by_hand, rtol=1e-10)
     np.testing.assert_allclose(model.predict_log_density((X, Y)), np.log(density[:, 0]), rtol=1e-10)
 

@@ -39,7 +39,7 @@ def test_layer_stacks_are_checked(rng):
         DeepGP([first, second], likelihood, num_data=10)
     with pytest.raises(ValueError, match="at least one layer"):
         DeepGP([], likelihood, num_data=10)
-    with pytest.raises(TypeError, match=r"layers\[0\] must be a GPLayer"):
+    with pytest.raises(TypeError, match=r"layers\[0\] \(str\) is not a layer: it lacks input_dim"):
         DeepGP(["layer"], likelihood, num_data=10)
     with pytest.raises(ValueError, match="needs 4 latent functions"):
         DeepGP([second], gpflow.likelihoods.MultiClass(4), num_data=10)

@@ -3,5 +3,15 @@
 from .deep_gp import build_deep_gp
 from .dspp import build_dspp
 from .initialisation import kmeans_inducing_inputs, linear_means, linear_projection
+from .stack import LayerPlan, gp_layer_stack, plan_stack
 
-__all__ = ["build_deep_gp", "build_dspp", "kmeans_inducing_inputs", "linear_means", "linear_projection"]
+__all__ = [
+    "LayerPlan",
+    "build_deep_gp",
+    "build_dspp",
+    "gp_layer_stack",
+    "kmeans_inducing_inputs",
+    "linear_means",
+    "linear_projection",
+    "plan_stack",
+]

@@ -1,18 +1,16 @@
 """``build_deep_gp``: the setup of Salimbeni & Deisenroth (2017) from data."""
 
-from typing import Callable, Optional
+from typing import Optional
 
 import gpflow
 import numpy as np
 from gpflow.kernels import Kernel
 from gpflow.likelihoods import Likelihood
 
-from ..layers import GPLayer
 from ..models import DeepGP
 from ..validation import check_positive_int
-from .initialisation import initial_inducing_inputs, linear_means, scaled_prior_q_sqrt, training_arrays
-
-KernelFactory = Callable[[int, int], Kernel]  # (layer index, input width) -> kernel
+from .initialisation import initial_inducing_inputs, training_arrays
+from .stack import KernelFactory, gp_layer_stack, plan_stack
 
 
 def build_deep_gp(
@@ -54,30 +52,15 @@ def build_deep_gp(
     output_dim = getattr(likelihood, "latent_dim", None) or Y.shape[1]
     width = check_positive_int("hidden_width", hidden_width if hidden_width is not None else min(30, D))
     Z = initial_inducing_inputs(X, num_inducing, inducing_inputs, seed)
-    kernel_factory = kernel_factory or _rbf_factory(kernel_variance, lengthscale)
 
-    widths = [width] * (num_layers - 1)
-    means, inducing = linear_means(X, Z, widths)
-    layers = []
-    for index, (input_width, output_width) in enumerate(zip([D] + widths, widths + [output_dim])):
-        inner = index < num_layers - 1
-        kernel = kernel_factory(index, input_width)
-        if inner and inner_noise_variance > 0:
-            kernel = kernel + gpflow.kernels.White(variance=inner_noise_variance)
-        M = inducing[index].shape[0]
-        q_sqrt = scaled_prior_q_sqrt(M, output_width, q_diag, inner_q_sqrt_scale) if inner else None
-        layers.append(
-            GPLayer(
-                kernel,
-                inducing[index],
-                output_width,
-                mean_function=means[index] if inner else None,
-                q_diag=q_diag,
-                q_sqrt=q_sqrt,
-                whiten=whiten,
-                name=f"layer_{index}",
-            )
-        )
+    layers = gp_layer_stack(
+        plan_stack(X, Z, output_dim, num_layers, width, trainable_means=False),
+        kernel_factory or _rbf_factory(kernel_variance, lengthscale),
+        inner_noise_variance=inner_noise_variance,
+        inner_q_sqrt_scale=inner_q_sqrt_scale,
+        q_diag=q_diag,
+        whiten=whiten,
+    )
     return DeepGP(layers, likelihood, num_data=N, num_samples=num_samples, seed=seed)
 
 

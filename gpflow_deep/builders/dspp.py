@@ -1,17 +1,17 @@
 """``build_dspp``: a deep sigma point process with the paper's setup, from data."""
 
-from typing import Callable, Optional
+from typing import Optional
 
 import gpflow
 import numpy as np
 from gpflow.kernels import Kernel
 from gpflow.likelihoods import Likelihood
 
-from ..layers import GPLayer
 from ..likelihoods import LinearMixingGaussian
 from ..models.dspp import DSPP, gauss_hermite_sigma_points, random_sigma_points
 from ..validation import check_positive_int
-from .initialisation import initial_inducing_inputs, linear_means, scaled_prior_q_sqrt, training_arrays
+from .initialisation import initial_inducing_inputs, training_arrays
+from .stack import KernelFactory, gp_layer_stack, plan_stack
 
 SIGMA_POINT_INITIALISATIONS = ("random", "gauss_hermite")
 
@@ -28,7 +28,7 @@ def build_dspp(
     likelihood: Optional[Likelihood] = None,
     noise_variance: float = 0.1,
     noise_floor: float = 1e-4,
-    kernel_factory: Optional[Callable[[int, int], Kernel]] = None,
+    kernel_factory: Optional[KernelFactory] = None,
     q_diag: bool = True,
     inner_q_sqrt_scale: float = 1.0,
     sigma_point_initialisation: str = "random",
@@ -72,26 +72,14 @@ def build_dspp(
             likelihood = LinearMixingGaussian(P, P, variance=noise_variance, variance_lower_bound=noise_floor or 1e-12)
     output_dim = getattr(likelihood, "latent_dim", None) or P
     Z = initial_inducing_inputs(X, num_inducing, inducing_inputs, seed)
-    kernel_factory = kernel_factory or _matern_factory
-
-    widths = [width] * (num_layers - 1)
-    means, inducing = linear_means(X, Z, widths, trainable=True)
-    layers = []
-    for index, (input_width, output_width) in enumerate(zip([D] + widths, widths + [output_dim])):
-        inner = index < num_layers - 1
-        M = inducing[index].shape[0]
-        q_sqrt = scaled_prior_q_sqrt(M, output_width, q_diag, inner_q_sqrt_scale) if inner else None
-        layers.append(
-            GPLayer(
-                kernel_factory(index, input_width),
-                inducing[index],
-                output_width,
-                mean_function=means[index] if inner else gpflow.mean_functions.Constant(np.zeros(output_width)),
-                q_diag=q_diag,
-                q_sqrt=q_sqrt,
-                name=f"layer_{index}",
-            )
-        )
+    layers = gp_layer_stack(
+        plan_stack(X, Z, output_dim, num_layers, width, trainable_means=True),
+        kernel_factory or _matern_factory,
+        last_mean=gpflow.mean_functions.Constant(np.zeros(output_dim)),
+        q_diag=q_diag,
+        inner_q_sqrt_scale=inner_q_sqrt_scale,
+    )
+    widths = [layer.output_dim for layer in layers[:-1]]
     if sigma_point_initialisation == "random":
         sigma_points, weights = random_sigma_points(S, widths, seed), None
     else:

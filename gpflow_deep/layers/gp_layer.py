@@ -19,6 +19,7 @@ from gpflow.kullback_leiblers import gauss_kl
 from gpflow.mean_functions import MeanFunction
 from gpflow.utilities import positive, triangular
 
+from .protocol import check_mode
 from .sparse_marginals import full_covariances, marginals, projections
 
 
@@ -42,7 +43,13 @@ class GPLayer(gpflow.base.Module):
     :param q_sqrt: initial ``[L, M, M]`` (or ``[M, L]`` if ``q_diag``); identity by default,
         which is q(v) = p(v) in the whitened parameterisation.
     :param whiten: use the whitened parameterisation (the paper's).
+
+    It keeps the layer protocol (:mod:`gpflow_deep.layers.protocol`): deterministic given its
+    inputs, one (posterior) distribution, the KL as regulariser, (q_mu, q_sqrt) offered to natural
+    gradients when ``q_sqrt`` is full.
     """
+
+    path_dependent = False
 
     def __init__(
         self,
@@ -80,6 +87,11 @@ class GPLayer(gpflow.base.Module):
         return self.kernel.num_latent_gps
 
     @property
+    def output_dim(self) -> int:
+        """The layer's output width, L."""
+        return self.num_latent_gps
+
+    @property
     def num_inducing(self) -> int:
         """M, the number of inducing points per latent GP."""
         return int(self.inducing_variable.num_inducing)
@@ -108,8 +120,10 @@ class GPLayer(gpflow.base.Module):
         "return[0]: [batch..., N, L]",
         "return[1]: [batch..., N, L]",
     )
-    def marginals(self, inputs: TensorType) -> Tuple[tf.Tensor, tf.Tensor]:
-        """Mean and variance of each latent GP at each input, leading axes kept."""
+    def marginals(self, inputs: TensorType, *, seed=None, mode: str = "posterior") -> Tuple[tf.Tensor, tf.Tensor]:
+        """Mean and variance of each latent GP at each input, leading axes kept (``seed`` unused:
+        the layer draws nothing of its own)."""
+        check_mode(self, mode)
         inputs = tf.convert_to_tensor(inputs)
         batch_shape = tf.shape(inputs)[:-1]
         X = tf.reshape(inputs, [-1, tf.shape(inputs)[-1]])
@@ -148,6 +162,18 @@ class GPLayer(gpflow.base.Module):
         if self.whiten:
             return gauss_kl(self.q_mu, self.q_sqrt)
         return gauss_kl(self.q_mu, self.q_sqrt, self._kuu())
+
+    def regulariser(self, inputs=None) -> tf.Tensor:
+        """The KL, whatever the inputs (the protocol's regulariser)."""
+        return self.prior_kl()
+
+    def natural_gradient_parameters(self):
+        """``[(q_mu, q_sqrt)]`` when q_sqrt is full (GPflow's natural gradients need that); else none."""
+        return [] if self.q_diag else [(self.q_mu, self.q_sqrt)]
+
+    def monitored_scalars(self):
+        """The KL, for TensorBoard."""
+        return {"kl": self.prior_kl}
 
     def _kuu(self) -> tf.Tensor:
         """``[M, M]`` shared or ``[L, M, M]`` separate, with GPflow's default jitter."""

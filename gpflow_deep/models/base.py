@@ -1,5 +1,6 @@
 """What every deep model of the package shares: a stack of layers, a likelihood, and a finite
-Gaussian-mixture predictive written once (moments, densities, chunked evaluation)."""
+Gaussian-mixture predictive written once (the public ``predict_*`` API with its shape contracts and
+input checks, moments, densities, samples, chunked evaluation)."""
 
 import abc
 import functools
@@ -8,42 +9,85 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 import tensorflow as tf
+from check_shapes import check_shapes
+from gpflow.base import RegressionData, TensorType
+from gpflow.config import default_float
 from gpflow.likelihoods import Likelihood
 from gpflow.models import BayesianModel
 from gpflow.models.training_mixins import ExternalDataTrainingLossMixin
 
-from ..layers import GPLayer
 from ..mixtures import (
     GaussianMixture,
     mixture_log_density,
     mixture_moments,
     per_component,
     predict_mean_and_var,
+    sample_mixture,
 )
+from ..objectives import layer_inputs, total_regulariser
 from ..propagation import LayerOutput
 from ..validation import as_data, as_inputs, check_layer_stack, check_positive_int
+
+DEFAULT_PREDICTION_SAMPLES = 100  # the DSVI paper's code evaluates the test log-likelihood with 100
+
+
+def validate_inputs(method: Callable) -> Callable:
+    """Check and convert a prediction method's first argument (``Xnew``, or ``data`` = (X, Y))
+    before its shape checks run, so that bad input gets a ValueError/TypeError naming it."""
+
+    @functools.wraps(method)
+    def wrapper(self: "DeepMixtureModel", first, *args, **kwargs):
+        if isinstance(first, (tuple, list)):
+            first = as_data(first, self.input_dim, self.dtype)
+        else:
+            first = as_inputs("Xnew", first, self.input_dim, self.dtype)
+        return method(self, first, *args, **kwargs)
+
+    return wrapper
+
+
+def resolve_seed(model: "DeepMixtureModel", seed) -> tf.Tensor:
+    """A ``[2]`` int64 seed tensor from None (draw from the model's generator), an int or a pair."""
+    if seed is None:
+        return model.new_seed()
+    if isinstance(seed, tf.random.Generator):
+        return seed.make_seeds(1)[:, 0]
+    values = np.atleast_1d(np.asarray(seed, dtype=np.int64))
+    if values.shape == (1,):
+        values = np.array([values[0], 0], dtype=np.int64)
+    if values.shape != (2,):
+        raise ValueError(f"seed must be None, an int, a pair of ints or a tf.random.Generator, got {seed!r}")
+    return tf.constant(values, dtype=tf.int64)
 
 
 class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
     """A stack of layers whose predictive is a finite mixture of Gaussians over the last layer.
 
     Subclasses say how the paths are made (:meth:`_paths`) and what is maximised
-    (``maximum_log_likelihood_objective``); predictions follow from the mixture.
+    (``maximum_log_likelihood_objective``); the predictive API below follows from the mixture and
+    is the same for every model. Monte Carlo models (``monte_carlo = True``) draw ``num_samples``
+    paths keyed by ``seed``; models whose mixture is fixed (DSPP) ignore both.
 
-    :param layers: the layers, input first; each layer's width is the next one's input width.
+    :param layers: the layers, input first, each keeping the layer protocol
+        (:mod:`gpflow_deep.layers.protocol`); each layer's output width is the next one's input width.
     :param likelihood: any GPflow likelihood; the last layer's width is its latent dimension.
     :param num_data: N, the size of the full training set (minibatch terms are scaled by N/B).
+    :param num_prediction_samples: paths (Monte Carlo models) or draws (``predict_f_samples``)
+        when a prediction call gives no ``num_samples``.
     :param seed: seeds the model's random number generator (``self.rng``), which supplies the
         noise of training objectives and of predictions called without a ``seed``.
     :param prediction_batch_size: test points per chunk in predictions (bounds memory).
     """
 
+    monte_carlo = True
+
     def __init__(
         self,
-        layers: Sequence[GPLayer],
+        layers: Sequence[Any],
         likelihood: Likelihood,
         num_data: int,
         *,
+        num_prediction_samples: int = DEFAULT_PREDICTION_SAMPLES,
         seed: int = 0,
         prediction_batch_size: int = 1000,
         name: Optional[str] = None,
@@ -53,6 +97,7 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
         self.layers = list(layers)
         self.likelihood = likelihood
         self.num_data = check_positive_int("num_data", num_data)
+        self.num_prediction_samples = check_positive_int("num_prediction_samples", num_prediction_samples)
         self.prediction_batch_size = check_positive_int("prediction_batch_size", prediction_batch_size)
         self.rng = tf.random.Generator.from_seed(int(seed))
 
@@ -64,29 +109,117 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
     @property
     def dtype(self) -> tf.DType:
         """The float type of the model's parameters (inputs are converted to it)."""
-        return self.layers[0].q_mu.dtype
-
-    def prior_kl(self) -> tf.Tensor:
-        """Σ_l KL[q(U_l) ‖ p(U_l)], the regulariser summed over the layers."""
-        return tf.add_n([layer.prior_kl() for layer in self.layers])
-
-    def minibatch_scale(self, X: tf.Tensor) -> tf.Tensor:
-        """N/B: scales a sum over a batch of B points to the full data set of N."""
-        return tf.cast(self.num_data, X.dtype) / tf.cast(tf.shape(X)[0], X.dtype)
+        parameters = self.parameters
+        return parameters[0].dtype if parameters else default_float()
 
     def new_seed(self) -> tf.Tensor:
         """A fresh ``[2]`` seed for stateless random ops, drawn from ``self.rng``."""
         return self.rng.make_seeds(1)[:, 0]
+
+    def regulariser(self) -> tf.Tensor:
+        """Σ_l of every layer's regulariser (the KLs of variational layers), asked without inputs."""
+        return total_regulariser(self.layers)
 
     @abc.abstractmethod
     def _paths(self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor) -> Tuple[List[LayerOutput], tf.Tensor]:
         """Every layer's outputs on S paths at inputs X ``[N, D]``, and the paths' log-weights
         ``[S]``. Models with a fixed set of paths ignore ``num_samples`` and ``seed``."""
 
+    def _joint_paths(self, X: tf.Tensor, num_samples: int, seed: tf.Tensor) -> List[LayerOutput]:
+        """Paths whose samples are joint over the N points (``full_cov=True``), where the model has them."""
+        raise ValueError(f"full_cov: {type(self).__name__} has no joint samples over the test points")
+
     def _mixture(self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor) -> GaussianMixture:
         """The predictive mixture over the last layer's f at inputs X ``[N, D]``."""
         outputs, log_weights = self._paths(X, num_samples, seed)
         return GaussianMixture(outputs[-1].means, outputs[-1].variances, log_weights)
+
+    def _mixture_and_regulariser(
+        self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor
+    ) -> Tuple[GaussianMixture, tf.Tensor]:
+        """The mixture at X, and Σ_l regulariser_l given the inputs each layer saw on the same paths."""
+        outputs, log_weights = self._paths(X, num_samples, seed)
+        mixture = GaussianMixture(outputs[-1].means, outputs[-1].variances, log_weights)
+        return mixture, total_regulariser(self.layers, layer_inputs(X, outputs))
+
+    def _path_options(self, num_samples: Optional[int], seed) -> dict:
+        if not self.monte_carlo:
+            return dict(num_samples=1, seed=tf.zeros([2], tf.int64))
+        if num_samples is None:
+            num_samples = self.num_prediction_samples
+        return dict(num_samples=check_positive_int("num_samples", num_samples), seed=resolve_seed(self, seed))
+
+    @validate_inputs
+    @check_shapes(
+        "Xnew: [N, D]",
+        "return.means: [S, N, P]",
+        "return.variances: [S, N, P]",
+        "return.log_weights: [S]",
+    )
+    def predict_mixture(self, Xnew: TensorType, num_samples: Optional[int] = None, seed=None) -> GaussianMixture:
+        """The predictive mixture over f: S weighted Gaussians per point, one per path."""
+        outputs, log_weights = self._predict("paths", Xnew, **self._path_options(num_samples, seed))
+        return GaussianMixture(outputs[-1].means, outputs[-1].variances, log_weights)
+
+    @validate_inputs
+    @check_shapes(
+        "Xnew: [N, D]",
+        "return[0]: [N, P]",
+        "return[1]: [N, P]",
+    )
+    def predict_f(self, Xnew: TensorType, num_samples: Optional[int] = None, seed=None) -> Tuple[tf.Tensor, tf.Tensor]:
+        """Mean and variance of the predictive mixture over the last layer's f."""
+        return self._predict("f", Xnew, **self._path_options(num_samples, seed))
+
+    @validate_inputs
+    @check_shapes(
+        "Xnew: [N, D]",
+        "return[0]: [N, P]",
+        "return[1]: [N, P]",
+    )
+    def predict_y(self, Xnew: TensorType, num_samples: Optional[int] = None, seed=None) -> Tuple[tf.Tensor, tf.Tensor]:
+        """Mean and variance of the predictive mixture over y (likelihood included)."""
+        return self._predict("y", Xnew, **self._path_options(num_samples, seed))
+
+    @validate_inputs
+    @check_shapes(
+        "data[0]: [N, D]",
+        "data[1]: [N, P]",
+        "return: [N]",
+    )
+    def predict_log_density(self, data: RegressionData, num_samples: Optional[int] = None, seed=None) -> tf.Tensor:
+        """log Σ_s w_s p(y_n | path s) per point: the exact log-density of the mixture (for Monte
+        Carlo models, of the mixture over the S paths drawn: a log-mean-exp)."""
+        X, Y = data
+        return self._predict("log_density", X, Y, **self._path_options(num_samples, seed))
+
+    @validate_inputs
+    @check_shapes(
+        "Xnew: [N, D]",
+        "return: [S, N, P]",
+    )
+    def predict_f_samples(
+        self, Xnew: TensorType, num_samples: Optional[int] = None, seed=None, full_cov: bool = False
+    ) -> tf.Tensor:
+        """``num_samples`` draws of the last layer's f (one per path for Monte Carlo models, from
+        the fixed mixture otherwise); ``full_cov`` makes each a joint draw over the N points."""
+        if self.monte_carlo or full_cov:
+            return self.predict_all_layers(Xnew, num_samples, seed, full_cov)[-1].values
+        num_samples = self.num_prediction_samples if num_samples is None else num_samples
+        draws = check_positive_int("num_samples", num_samples)
+        return sample_mixture(*self.predict_mixture(Xnew), draws, resolve_seed(self, seed))
+
+    @validate_inputs
+    def predict_all_layers(
+        self, Xnew: TensorType, num_samples: Optional[int] = None, seed=None, full_cov: bool = False
+    ) -> List[LayerOutput]:
+        """Every layer's marginals and passed-on values on S paths: one ``LayerOutput`` per layer,
+        each field ``[S, N, D_l]``. With ``full_cov`` the samples are joint over the N points (O(N³),
+        no chunking; models that have them)."""
+        options = self._path_options(num_samples, seed)
+        if full_cov:
+            return self._joint_paths(Xnew, **options)
+        return self._predict("paths", Xnew, **options)[0]
 
     def _predict(
         self,
@@ -155,32 +288,3 @@ def _compiled_prediction(model: DeepMixtureModel, quantity: str) -> Callable:
 
 def _concat(pieces: List[Any], axis: int) -> Any:
     return tf.nest.map_structure(lambda *parts: tf.concat(parts, axis=axis), *pieces)
-
-
-def validate_inputs(method: Callable) -> Callable:
-    """Check and convert a prediction method's first argument (``Xnew``, or ``data`` = (X, Y))
-    before its shape checks run, so that bad input gets a ValueError/TypeError naming it."""
-
-    @functools.wraps(method)
-    def wrapper(self: DeepMixtureModel, first, *args, **kwargs):
-        if isinstance(first, (tuple, list)):
-            first = as_data(first, self.input_dim, self.dtype)
-        else:
-            first = as_inputs("Xnew", first, self.input_dim, self.dtype)
-        return method(self, first, *args, **kwargs)
-
-    return wrapper
-
-
-def resolve_seed(model: DeepMixtureModel, seed) -> tf.Tensor:
-    """A ``[2]`` int64 seed tensor from None (draw from the model's generator), an int or a pair."""
-    if seed is None:
-        return model.new_seed()
-    if isinstance(seed, tf.random.Generator):
-        return seed.make_seeds(1)[:, 0]
-    values = np.atleast_1d(np.asarray(seed, dtype=np.int64))
-    if values.shape == (1,):
-        values = np.array([values[0], 0], dtype=np.int64)
-    if values.shape != (2,):
-        raise ValueError(f"seed must be None, an int, a pair of ints or a tf.random.Generator, got {seed!r}")
-    return tf.constant(values, dtype=tf.int64)

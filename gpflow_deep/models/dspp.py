@@ -5,14 +5,14 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 import tensorflow as tf
 from check_shapes import check_shapes, inherit_check_shapes
-from gpflow.base import Parameter, RegressionData, TensorType
+from gpflow.base import Parameter, RegressionData
 from gpflow.config import default_float
 from gpflow.likelihoods import Likelihood
 
-from ..layers import GPLayer
-from ..mixtures import GaussianMixture, mixture_log_density, per_component, sample_mixture
+from ..objectives import DataTerm, predictive_log_likelihood
 from ..propagation import LayerOutput, sigma_point_layers
-from .base import DeepMixtureModel, resolve_seed, validate_inputs
+from ..validation import check_non_negative
+from .base import DEFAULT_PREDICTION_SAMPLES, DeepMixtureModel
 
 
 class DSPP(DeepMixtureModel):
@@ -25,10 +25,11 @@ class DSPP(DeepMixtureModel):
     N(y | μ_s, σ²_s + σ²_obs): the latent variance sits inside the Gaussian, as in PPGPR). Path s
     carries ``g = μ(x) + ξ_l^(s) ⊙ σ(x)`` through every hidden layer l (rule QR3: learned sigma
     points ξ, lined up across units and layers) and ends in the last layer's marginal. Nothing
-    is sampled: objective and predictions are deterministic, so full-batch
-    ``gpflow.optimizers.Scipy`` works as well as Adam on minibatches.
+    is sampled: objective and predictions are deterministic (``num_samples`` and ``seed`` of the
+    predictions do not apply), so full-batch ``gpflow.optimizers.Scipy`` works as well as Adam.
 
-    :param layers: ``GPLayer`` s, input first.
+    :param layers: layers keeping the layer protocol and drawing nothing per path (``GPLayer`` s
+        in the paper), input first.
     :param likelihood: any GPflow likelihood (the paper uses a Gaussian, or
         :class:`~gpflow_deep.likelihoods.LinearMixingGaussian` for several outputs).
     :param num_data: N, the number of training points.
@@ -36,23 +37,34 @@ class DSPP(DeepMixtureModel):
         and :func:`gauss_hermite_sigma_points`.
     :param weights: the S initial mixture weights (uniform by default); learned through a softmax.
     :param beta: β, the weight of the KL regulariser.
+    :param data_term: the objective's data term; the predictive log-likelihood by default.
     """
+
+    monte_carlo = False
 
     def __init__(
         self,
-        layers: Sequence[GPLayer],
+        layers: Sequence,
         likelihood: Likelihood,
         num_data: int,
         sigma_points: Sequence[np.ndarray],
         weights: Optional[np.ndarray] = None,
         beta: float = 1.0,
         *,
+        data_term: DataTerm = predictive_log_likelihood,
+        num_prediction_samples: int = DEFAULT_PREDICTION_SAMPLES,
         seed: int = 0,
         prediction_batch_size: int = 1000,
         name: Optional[str] = None,
     ):
         super().__init__(
-            layers, likelihood, num_data, seed=seed, prediction_batch_size=prediction_batch_size, name=name
+            layers,
+            likelihood,
+            num_data,
+            num_prediction_samples=num_prediction_samples,
+            seed=seed,
+            prediction_batch_size=prediction_batch_size,
+            name=name,
         )
         S = _check_sigma_points(self.layers, sigma_points, weights)
         self.sigma_points = [
@@ -61,9 +73,8 @@ class DSPP(DeepMixtureModel):
         ]
         weights = np.full(S, 1.0 / S) if weights is None else np.asarray(weights, dtype=float)
         self.weight_logits = Parameter(np.log(weights), dtype=default_float(), name="weight_logits")
-        if not beta >= 0:
-            raise ValueError(f"beta must be non-negative, got {beta!r}")
-        self.beta = float(beta)
+        self.beta = check_non_negative("beta", beta)
+        self.data_term = data_term
 
     @property
     def num_sigma_points(self) -> int:
@@ -89,76 +100,12 @@ class DSPP(DeepMixtureModel):
     def predictive_log_likelihood(self, data: RegressionData) -> tf.Tensor:
         """The regularised predictive log-likelihood (eq. 21) on a (mini)batch, scaled to N."""
         X, Y = data
-        mixture = self._mixture(X, None, None)
-        component = per_component(self.likelihood.predict_log_density, X, mixture.means, mixture.variances, Y)
-        log_density = mixture_log_density(component, mixture.log_weights)
-        return self.minibatch_scale(X) * tf.reduce_sum(log_density) - self.beta * self.prior_kl()
+        mixture, kl = self._mixture_and_regulariser(X, None, None)
+        return self.data_term(self.likelihood, mixture, X, Y, self.num_data) - self.beta * kl
 
     @inherit_check_shapes
     def maximum_log_likelihood_objective(self, data: RegressionData) -> tf.Tensor:
         return self.predictive_log_likelihood(data)
-
-    def _exact(self, quantity: str, Xnew: tf.Tensor, Y: Optional[tf.Tensor] = None):
-        return self._predict(quantity, Xnew, Y, num_samples=self.num_sigma_points, seed=tf.zeros([2], tf.int64))
-
-    @validate_inputs
-    @check_shapes(
-        "Xnew: [N, D]",
-        "return.means: [S, N, P]",
-        "return.variances: [S, N, P]",
-        "return.log_weights: [S]",
-    )
-    def predict_mixture(self, Xnew: TensorType) -> GaussianMixture:
-        """The predictive mixture over f: S weighted Gaussians per point, one per sigma path."""
-        outputs, log_weights = self._exact("paths", Xnew)
-        return GaussianMixture(outputs[-1].means, outputs[-1].variances, log_weights)
-
-    @validate_inputs
-    @check_shapes(
-        "Xnew: [N, D]",
-        "return[0]: [N, P]",
-        "return[1]: [N, P]",
-    )
-    def predict_f(self, Xnew: TensorType) -> Tuple[tf.Tensor, tf.Tensor]:
-        """Mean and variance of the predictive mixture over the last layer's f."""
-        return self._exact("f", Xnew)
-
-    @validate_inputs
-    @check_shapes(
-        "Xnew: [N, D]",
-        "return[0]: [N, P]",
-        "return[1]: [N, P]",
-    )
-    def predict_y(self, Xnew: TensorType) -> Tuple[tf.Tensor, tf.Tensor]:
-        """Mean and variance of the predictive mixture over y."""
-        return self._exact("y", Xnew)
-
-    @validate_inputs
-    @check_shapes(
-        "data[0]: [N, D]",
-        "data[1]: [N, P]",
-        "return: [N]",
-    )
-    def predict_log_density(self, data: RegressionData) -> tf.Tensor:
-        """log Σ_s w_s p(y_n | path s): the exact log-density of the finite mixture, per point."""
-        X, Y = data
-        return self._exact("log_density", X, Y)
-
-    @validate_inputs
-    @check_shapes(
-        "Xnew: [N, D]",
-        "return: [K, N, P]",
-    )
-    def predict_f_samples(self, Xnew: TensorType, num_samples: int = 1, seed=None) -> tf.Tensor:
-        """K draws of f from the predictive mixture (a component, then a Gaussian, per point)."""
-        mixture = self.predict_mixture(Xnew)
-        return sample_mixture(*mixture, num_samples, resolve_seed(self, seed))
-
-    @validate_inputs
-    def predict_all_layers(self, Xnew: TensorType) -> List[LayerOutput]:
-        """Every layer's marginals on every sigma path: one ``LayerOutput`` per layer, each field
-        ``[S, N, D_l]`` (``values`` are the sigma points passed to the next layer)."""
-        return self._exact("paths", Xnew)[0]
 
 
 def random_sigma_points(num_sigma_points: int, widths: Sequence[int], seed: int = 0) -> List[np.ndarray]:
@@ -179,8 +126,8 @@ def gauss_hermite_sigma_points(num_sigma_points: int, widths: Sequence[int]) -> 
     return [np.tile(nodes[:, None], (1, width)) for width in widths], weights / weights.sum()
 
 
-def _check_sigma_points(layers: Sequence[GPLayer], sigma_points, weights) -> int:
-    hidden = [layer.num_latent_gps for layer in layers[:-1]]
+def _check_sigma_points(layers: Sequence, sigma_points, weights) -> int:
+    hidden = [layer.output_dim for layer in layers[:-1]]
     if len(sigma_points) != len(hidden):
         raise ValueError(f"sigma_points: need one array per hidden layer ({len(hidden)}), got {len(sigma_points)}")
     sizes = set()

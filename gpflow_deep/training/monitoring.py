@@ -27,7 +27,7 @@ def monitor_tasks(
     """Tasks writing to ``log_dir``:
 
     - ``objective``: the training objective, passed as ``monitor(step, objective=value)``;
-    - ``kl/layer_<l>``: KL[q(U_l) ‖ p(U_l)] of every layer;
+    - ``<name>/layer_<l>``: every scalar a layer offers (``monitored_scalars``: ``kl`` for a GP layer);
     - every kernel and likelihood parameter (the first ``MAX_LOGGED_PARAMETER_SIZE`` entries of
       a vector such as ARD lengthscales);
     - with ``validation_data``: ``validation/log_density`` (mean per point) and ``validation/rmse``;
@@ -43,7 +43,8 @@ def monitor_tasks(
         ),
     ]
     for index, layer in enumerate(model.layers):
-        tasks.append(ScalarToTensorBoard(log_dir, _layer_kl(layer), f"kl/layer_{index}"))
+        for name, scalar in layer.monitored_scalars().items():
+            tasks.append(ScalarToTensorBoard(log_dir, _ignoring_arguments(scalar), f"{name}/layer_{index}"))
     if validation_data is not None:
         tasks.extend(_validation_tasks(log_dir, model, validation_data))
     if training_inputs is not None and model.input_dim == 1:
@@ -57,8 +58,8 @@ def _passed_objective(objective: float, **_) -> float:
     return objective
 
 
-def _layer_kl(layer) -> Callable[..., tf.Tensor]:
-    return lambda **_: layer.prior_kl()
+def _ignoring_arguments(scalar: Callable[[], tf.Tensor]) -> Callable[..., tf.Tensor]:
+    return lambda **_: scalar()
 
 
 def _validation_tasks(log_dir: str, model: DeepMixtureModel, data) -> List[MonitorTask]:

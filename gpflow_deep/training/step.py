@@ -79,14 +79,19 @@ def _minibatches(X: tf.Tensor, Y: tf.Tensor, batch_size: Optional[int], seed: Op
 
 
 def _natgrad_pairs(model: DeepMixtureModel, gamma: Optional[float]) -> List[Tuple[tf.Variable, tf.Variable]]:
+    """What the last layer offers to natural gradients (its ``natural_gradient_parameters``)."""
     if gamma is None:
         return []
     if not gamma > 0:
         raise ValueError(f"natgrad_gamma must be positive, got {gamma!r}")
     last = model.layers[-1]
-    if last.q_diag:
-        raise ValueError("natgrad_gamma: natural gradients need a full q_sqrt on the last layer (q_diag=False)")
-    return [(last.q_mu, last.q_sqrt)]
+    pairs = list(last.natural_gradient_parameters())
+    if not pairs:
+        raise ValueError(
+            f"natgrad_gamma: the last layer ({type(last).__name__}) offers no parameters to natural gradients "
+            "(a GPLayer needs a full q_sqrt, q_diag=False)"
+        )
+    return pairs
 
 
 def _variables_for_optimizer(model: DeepMixtureModel, natgrad_pairs: Sequence) -> List[tf.Variable]:

@@ -1,0 +1,82 @@
+"""The layer stack every builder starts from: widths, inducing inputs, linear means, kernels,
+inner-layer noise and ``q_sqrt`` scale. A builder says only what its paper does differently."""
+
+from typing import Callable, List, NamedTuple, Optional
+
+import gpflow
+import numpy as np
+from gpflow.kernels import Kernel
+from gpflow.mean_functions import MeanFunction
+
+from ..layers import GPLayer
+from .initialisation import linear_means, scaled_prior_q_sqrt
+
+KernelFactory = Callable[[int, int], Kernel]  # (layer index, input width) -> kernel
+
+
+class LayerPlan(NamedTuple):
+    """What one layer of a stack is set up with, before any layer object exists.
+
+    :ivar index: the layer's position, 0 for the input layer.
+    :ivar input_dim: its input width.
+    :ivar output_dim: its output width.
+    :ivar inducing_inputs: ``[M, input_dim]``: the k-means centres carried through the linear
+        means below, as the data is.
+    :ivar mean_function: the linear mean of a hidden layer (None on the last).
+    :ivar hidden: whether the layer feeds another one.
+    """
+
+    index: int
+    input_dim: int
+    output_dim: int
+    inducing_inputs: np.ndarray
+    mean_function: Optional[MeanFunction]
+    hidden: bool
+
+
+def plan_stack(
+    X: np.ndarray, Z: np.ndarray, output_dim: int, num_layers: int, hidden_width: int, trainable_means: bool
+) -> List[LayerPlan]:
+    """``num_layers`` layers from X's width to ``output_dim`` through hidden layers of
+    ``hidden_width``, each hidden one with the linear mean of Salimbeni & Deisenroth (2017; fixed,
+    or learned from that start with ``trainable_means``)."""
+    widths = [hidden_width] * (num_layers - 1)
+    means, inducing = linear_means(X, Z, widths, trainable=trainable_means)
+    return [
+        LayerPlan(index, input_dim, width, inducing[index], means[index] if index < len(means) else None, index < len(means))
+        for index, (input_dim, width) in enumerate(zip([X.shape[1]] + widths, widths + [output_dim]))
+    ]
+
+
+def gp_layer_stack(
+    plans: List[LayerPlan],
+    kernel_factory: KernelFactory,
+    *,
+    last_mean: Optional[MeanFunction] = None,
+    inner_noise_variance: float = 0.0,
+    inner_q_sqrt_scale: float = 1.0,
+    q_diag: bool = False,
+    whiten: bool = True,
+) -> List[GPLayer]:
+    """``GPLayer`` s for the planned stack: hidden layers get a white-noise term of
+    ``inner_noise_variance`` in their kernel (if positive) and a ``q_sqrt`` of the whitened prior
+    scaled by ``inner_q_sqrt_scale``; the last layer gets ``last_mean`` and the prior's ``q_sqrt``."""
+    layers = []
+    for plan in plans:
+        kernel = kernel_factory(plan.index, plan.input_dim)
+        if plan.hidden and inner_noise_variance > 0:
+            kernel = kernel + gpflow.kernels.White(variance=inner_noise_variance)
+        M = plan.inducing_inputs.shape[0]
+        layers.append(
+            GPLayer(
+                kernel,
+                plan.inducing_inputs,
+                plan.output_dim,
+                mean_function=plan.mean_function if plan.hidden else last_mean,
+                q_diag=q_diag,
+                q_sqrt=scaled_prior_q_sqrt(M, plan.output_dim, q_diag, inner_q_sqrt_scale) if plan.hidden else None,
+                whiten=whiten,
+                name=f"layer_{plan.index}",
+            )
+        )
+    return layers

@@ -1,0 +1,87 @@
+"""Objectives as plain functions of (paths, data, likelihood): the data terms every model chooses
+from, each scaled from a batch of B points to the N of the training set, and the regulariser.
+
+A model's objective is one data term minus (β times) the sum of its layers' regularisers:
+
+    DSVI (DeepGP):    expected_log_likelihood − β Σ_l KL_l
+    DSPP:             predictive_log_likelihood − β Σ_l KL_l
+    approximate EP:   predictive_log_likelihood (log Z_n over cavity paths) − Σ_l regulariser_l
+
+Any data term goes with any propagation: DSVI's sampled paths under the predictive log-likelihood
+make a deep PPGPR (``DeepGP(..., data_term=predictive_log_likelihood)``).
+"""
+
+from typing import Callable, List, Sequence
+
+import tensorflow as tf
+from check_shapes import check_shapes
+from gpflow.likelihoods import Likelihood
+
+from .mixtures import GaussianMixture, mixture_log_density, per_component
+from .propagation import LayerOutput
+
+DataTerm = Callable[[Likelihood, GaussianMixture, tf.Tensor, tf.Tensor, int], tf.Tensor]
+
+
+@check_shapes(
+    "X: [B, D]",
+    "return: []",
+)
+def minibatch_scale(X: tf.Tensor, num_data) -> tf.Tensor:
+    """N/B: scales a sum over a batch of B points to the full data set of N."""
+    return tf.cast(num_data, X.dtype) / tf.cast(tf.shape(X)[0], X.dtype)
+
+
+@check_shapes(
+    "mixture.means: [S, B, L]",
+    "mixture.variances: [S, B, L]",
+    "mixture.log_weights: [S]",
+    "X: [B, D]",
+    "Y: [B, P]",
+    "return: []",
+)
+def expected_log_likelihood(
+    likelihood: Likelihood, mixture: GaussianMixture, X: tf.Tensor, Y: tf.Tensor, num_data
+) -> tf.Tensor:
+    """(N/B) Σ_n Σ_s w_s E_{N(f | μ_s, σ²_s)}[log p(y_n | f)]: the ELBO's data term (DSVI eq. 17;
+    w_s = 1/S for Monte Carlo paths)."""
+    expectations = per_component(likelihood.variational_expectations, X, mixture.means, mixture.variances, Y)
+    weighted = _weighted_mean(expectations, mixture.log_weights)
+    return minibatch_scale(X, num_data) * tf.reduce_sum(weighted)
+
+
+@check_shapes(
+    "mixture.means: [S, B, L]",
+    "mixture.variances: [S, B, L]",
+    "mixture.log_weights: [S]",
+    "X: [B, D]",
+    "Y: [B, P]",
+    "return: []",
+)
+def predictive_log_likelihood(
+    likelihood: Likelihood, mixture: GaussianMixture, X: tf.Tensor, Y: tf.Tensor, num_data
+) -> tf.Tensor:
+    """(N/B) Σ_n log Σ_s w_s ∫ p(y_n | f) N(f | μ_s, σ²_s) df: the log of the mixture's own density
+    (DSPP eq. 21's data term; approximate EP's Σ_n log Z_n, a log-mean-exp over Monte Carlo paths)."""
+    densities = per_component(likelihood.predict_log_density, X, mixture.means, mixture.variances, Y)
+    return minibatch_scale(X, num_data) * tf.reduce_sum(mixture_log_density(densities, mixture.log_weights))
+
+
+def layer_inputs(X: tf.Tensor, outputs: Sequence[LayerOutput]) -> List[tf.Tensor]:
+    """What each layer received on the paths: ``X[None]`` for the first, the values below for the rest."""
+    return [X[None]] + [output.values for output in outputs[:-1]]
+
+
+def total_regulariser(layers: Sequence, inputs: Sequence[tf.Tensor] = ()) -> tf.Tensor:
+    """Σ_l layer_l.regulariser(inputs_l): the KLs of variational layers, however many kinds.
+
+    ``inputs`` (from :func:`layer_inputs`) reach the layers whose regulariser depends on their
+    inputs; without them each layer is asked with none.
+    """
+    inputs = list(inputs) or [None] * len(layers)
+    return tf.add_n([layer.regulariser(layer_input) for layer, layer_input in zip(layers, inputs)])
+
+
+def _weighted_mean(values: tf.Tensor, log_weights: tf.Tensor) -> tf.Tensor:
+    """Σ_s w_s values_s over the leading axis of S paths."""
+    return tf.reduce_sum(tf.exp(log_weights)[:, None] * values, axis=0)
