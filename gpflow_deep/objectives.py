@@ -22,6 +22,16 @@ from .propagation import LayerOutput
 
 DataTerm = Callable[[Likelihood, GaussianMixture, tf.Tensor, tf.Tensor, int], tf.Tensor]
 
+data_term_shapes = check_shapes(
+    "mixture.means: [S, B, L]",
+    "mixture.variances: [S, B, L]",
+    "mixture.log_weights: [S]",
+    "X: [B, D]",
+    "Y: [B, P]",
+    "return: []",
+)
+"""The shape contract of every data term ``(likelihood, mixture, X, Y, num_data) -> []``."""
+
 
 @check_shapes(
     "X: [B, D]",
@@ -32,14 +42,7 @@ def minibatch_scale(X: tf.Tensor, num_data) -> tf.Tensor:
     return tf.cast(num_data, X.dtype) / tf.cast(tf.shape(X)[0], X.dtype)
 
 
-@check_shapes(
-    "mixture.means: [S, B, L]",
-    "mixture.variances: [S, B, L]",
-    "mixture.log_weights: [S]",
-    "X: [B, D]",
-    "Y: [B, P]",
-    "return: []",
-)
+@data_term_shapes
 def expected_log_likelihood(
     likelihood: Likelihood, mixture: GaussianMixture, X: tf.Tensor, Y: tf.Tensor, num_data
 ) -> tf.Tensor:
@@ -50,14 +53,7 @@ def expected_log_likelihood(
     return minibatch_scale(X, num_data) * tf.reduce_sum(weighted)
 
 
-@check_shapes(
-    "mixture.means: [S, B, L]",
-    "mixture.variances: [S, B, L]",
-    "mixture.log_weights: [S]",
-    "X: [B, D]",
-    "Y: [B, P]",
-    "return: []",
-)
+@data_term_shapes
 def predictive_log_likelihood(
     likelihood: Likelihood, mixture: GaussianMixture, X: tf.Tensor, Y: tf.Tensor, num_data
 ) -> tf.Tensor:

@@ -96,7 +96,9 @@ def test_toy_layers_in_dspp_match_the_sigma_point_mixture_by_hand(rng, data):
     X, Y = data
     layers = toy_layers(rng, [3, 2, 1])
     points, weights = rng.normal(size=(4, 2)), np.array([0.1, 0.2, 0.3, 0.4])
-    model = DSPP(layers, gpflow.likelihoods.Gaussian(variance=0.3), 24, sigma_points=[points], weights=weights, beta=0.7)
+    model = DSPP(
+        layers, gpflow.likelihoods.Gaussian(variance=0.3), 24, sigma_points=[points], weights=weights, beta=0.7
+    )
     m1, s1 = layers[0].mean.numpy(), layers[0].scale.numpy() ** 2
     m2, s2 = layers[1].mean.numpy(), layers[1].scale.numpy() ** 2
     h = X @ m1 + points[:, None, :] * np.sqrt(X**2 @ s1)  # [S, N, 2]

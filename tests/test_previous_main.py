@@ -6,7 +6,6 @@ Adam steps) were written by ``tests/fixtures/previous_main.py`` on commit 786322
 
 import numpy as np
 import pytest
-
 from fixtures.previous_main import PATH, compute
 
 

@@ -43,7 +43,9 @@ def plan_stack(
     widths = [hidden_width] * (num_layers - 1)
     means, inducing = linear_means(X, Z, widths, trainable=trainable_means)
     return [
-        LayerPlan(index, input_dim, width, inducing[index], means[index] if index < len(means) else None, index < len(means))
+        LayerPlan(
+            index, input_dim, width, inducing[index], means[index] if index < len(means) else None, index < len(means)
+        )
         for index, (input_dim, width) in enumerate(zip([X.shape[1]] + widths, widths + [output_dim]))
     ]
 

@@ -30,6 +30,12 @@ from ..validation import as_data, as_inputs, check_layer_stack, check_positive_i
 
 DEFAULT_PREDICTION_SAMPLES = 100  # the DSVI paper's code evaluates the test log-likelihood with 100
 
+_moments_shapes = check_shapes(
+    "Xnew: [N, D]",
+    "return[0]: [N, P]",
+    "return[1]: [N, P]",
+)
+
 
 def validate_inputs(method: Callable) -> Callable:
     """Check and convert a prediction method's first argument (``Xnew``, or ``data`` = (X, Y))
@@ -77,6 +83,8 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
     :param seed: seeds the model's random number generator (``self.rng``), which supplies the
         noise of training objectives and of predictions called without a ``seed``.
     :param prediction_batch_size: test points per chunk in predictions (bounds memory).
+
+    Subclasses pass these keyword options on as ``**options``.
     """
 
     monte_carlo = True
@@ -162,21 +170,13 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
         return GaussianMixture(outputs[-1].means, outputs[-1].variances, log_weights)
 
     @validate_inputs
-    @check_shapes(
-        "Xnew: [N, D]",
-        "return[0]: [N, P]",
-        "return[1]: [N, P]",
-    )
+    @_moments_shapes
     def predict_f(self, Xnew: TensorType, num_samples: Optional[int] = None, seed=None) -> Tuple[tf.Tensor, tf.Tensor]:
         """Mean and variance of the predictive mixture over the last layer's f."""
         return self._predict("f", Xnew, **self._path_options(num_samples, seed))
 
     @validate_inputs
-    @check_shapes(
-        "Xnew: [N, D]",
-        "return[0]: [N, P]",
-        "return[1]: [N, P]",
-    )
+    @_moments_shapes
     def predict_y(self, Xnew: TensorType, num_samples: Optional[int] = None, seed=None) -> Tuple[tf.Tensor, tf.Tensor]:
         """Mean and variance of the predictive mixture over y (likelihood included)."""
         return self._predict("y", Xnew, **self._path_options(num_samples, seed))

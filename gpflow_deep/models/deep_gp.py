@@ -1,6 +1,6 @@
 """DeepGP: doubly stochastic variational inference (Salimbeni & Deisenroth, 2017)."""
 
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 import tensorflow as tf
 from check_shapes import check_shapes, inherit_check_shapes
@@ -10,7 +10,7 @@ from gpflow.likelihoods import Likelihood
 from ..objectives import DataTerm, expected_log_likelihood
 from ..propagation import LayerOutput, sample_layers, sample_layers_jointly
 from ..validation import check_non_negative, check_positive_int
-from .base import DEFAULT_PREDICTION_SAMPLES, DeepMixtureModel
+from .base import DeepMixtureModel
 
 
 class DeepGP(DeepMixtureModel):
@@ -30,8 +30,8 @@ class DeepGP(DeepMixtureModel):
     :param num_samples: S, paths per training step (the paper uses 1).
     :param beta: β, the weight of the KL.
     :param data_term: the objective's data term; the expected log-likelihood by default.
-    :param num_prediction_samples: S for predictions when a call gives none.
-    :param seed: seeds ``self.rng`` (see :class:`DeepMixtureModel`).
+    :param options: ``num_prediction_samples`` (S for predictions when a call gives none, 100),
+        ``seed``, ``prediction_batch_size``, ``name``: see :class:`DeepMixtureModel`.
     """
 
     def __init__(
@@ -43,20 +43,9 @@ class DeepGP(DeepMixtureModel):
         *,
         beta: float = 1.0,
         data_term: DataTerm = expected_log_likelihood,
-        num_prediction_samples: int = DEFAULT_PREDICTION_SAMPLES,
-        seed: int = 0,
-        prediction_batch_size: int = 1000,
-        name: Optional[str] = None,
+        **options,
     ):
-        super().__init__(
-            layers,
-            likelihood,
-            num_data,
-            num_prediction_samples=num_prediction_samples,
-            seed=seed,
-            prediction_batch_size=prediction_batch_size,
-            name=name,
-        )
+        super().__init__(layers, likelihood, num_data, **options)
         self.num_samples = check_positive_int("num_samples", num_samples)
         self.beta = check_non_negative("beta", beta)
         self.data_term = data_term

@@ -12,7 +12,7 @@ from gpflow.likelihoods import Likelihood
 from ..objectives import DataTerm, predictive_log_likelihood
 from ..propagation import LayerOutput, sigma_point_layers
 from ..validation import check_non_negative
-from .base import DEFAULT_PREDICTION_SAMPLES, DeepMixtureModel
+from .base import DeepMixtureModel
 
 
 class DSPP(DeepMixtureModel):
@@ -38,6 +38,8 @@ class DSPP(DeepMixtureModel):
     :param weights: the S initial mixture weights (uniform by default); learned through a softmax.
     :param beta: β, the weight of the KL regulariser.
     :param data_term: the objective's data term; the predictive log-likelihood by default.
+    :param options: ``num_prediction_samples`` (draws of ``predict_f_samples`` when a call gives
+        none), ``seed``, ``prediction_batch_size``, ``name``: see :class:`DeepMixtureModel`.
     """
 
     monte_carlo = False
@@ -52,20 +54,9 @@ class DSPP(DeepMixtureModel):
         beta: float = 1.0,
         *,
         data_term: DataTerm = predictive_log_likelihood,
-        num_prediction_samples: int = DEFAULT_PREDICTION_SAMPLES,
-        seed: int = 0,
-        prediction_batch_size: int = 1000,
-        name: Optional[str] = None,
+        **options,
     ):
-        super().__init__(
-            layers,
-            likelihood,
-            num_data,
-            num_prediction_samples=num_prediction_samples,
-            seed=seed,
-            prediction_batch_size=prediction_batch_size,
-            name=name,
-        )
+        super().__init__(layers, likelihood, num_data, **options)
         S = _check_sigma_points(self.layers, sigma_points, weights)
         self.sigma_points = [
             Parameter(points, dtype=default_float(), name=f"sigma_points_{index}")
