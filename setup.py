@@ -24,6 +24,7 @@ setup(
     license="Apache-2.0",
     python_requires=">=3.9",
     packages=find_packages(include=["gpflow_deep", "gpflow_deep.*"]),
+    py_modules=["gpflow_deep_command"],
     package_data={"gpflow_deep.datasets": ["data/*.csv", "data/*.md"]},
     install_requires=[
         "gpflow>=2.9",
@@ -34,14 +35,16 @@ setup(
         "check-shapes>=1.0",
         "numpy",
         "scipy",
+        "matplotlib",
     ],
     extras_require={
-        "test": ["pytest>=7", "matplotlib"],
-        "bench": ["gpflux>=0.4.5"],
+        "test": ["pytest>=7", "pytest-xdist>=3", "matplotlib", "mkdocs>=1.6", "mkdocs-material>=9", "mkdocstrings[python]>=0.26"],
+        "docs": ["mkdocs>=1.6", "mkdocs-material>=9", "mkdocstrings[python]>=0.26"],
+        "bench": ["gpflux>=0.4.5", "scikit-learn"],
         "bench-torch": ["torch>=2.1", "gpytorch>=1.11"],
         "plot": ["matplotlib"],
     },
-    entry_points={"console_scripts": ["gpflow-deep=gpflow_deep.cli:main"]},
+    entry_points={"console_scripts": ["gpflow-deep=gpflow_deep_command:main"]},
     classifiers=[
         "Programming Language :: Python :: 3",
         "License :: OSI Approved :: Apache Software License",

@@ -13,21 +13,29 @@ from . import (
     propagation,
     training,
 )
-from .builders import build_deep_gp, build_dspp
-from .layers import GPLayer
+from .builders import build_aep_dgp, build_deep_gp, build_dspp, build_random_feature_dgp, build_sod_dgp
+from .layers import AEPLayer, GPLayer, RandomFeatureLayer
 from .model_selection import select_beta
-from .models import DSPP, DeepGP
+from .models import AEPDGP, DSPP, DeepGP, RandomFeatureDGP, SoDDGP
 from .training import FitResult, fit, restore_checkpoint
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AEPDGP",
+    "AEPLayer",
+    "build_aep_dgp",
     "DSPP",
     "DeepGP",
     "FitResult",
     "GPLayer",
+    "RandomFeatureDGP",
+    "RandomFeatureLayer",
+    "SoDDGP",
     "build_deep_gp",
     "build_dspp",
+    "build_random_feature_dgp",
+    "build_sod_dgp",
     "builders",
     "datasets",
     "fit",

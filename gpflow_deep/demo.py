@@ -7,10 +7,12 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import datasets, metrics
-from .builders import build_deep_gp
+from . import datasets
+from .builders import build_deep_gp, build_random_feature_dgp, build_sod_dgp
+from .held_out_scores import regression_scores
 from .model_selection import select_beta
 from .models import DeepMixtureModel
+from .plots import predictions_plot
 from .training import FitResult, fit
 
 Data = Tuple[np.ndarray, np.ndarray]
@@ -50,53 +52,115 @@ def _dspp(data: Data, iterations: int, seed: int, log_dir: str):
     return selection.model, selection.fits[1.0]
 
 
+def _sod_dgp(data: Data, iterations: int, seed: int, log_dir: str):
+    """The paper's SoD-DGP with a k-means subset of 50 and 2 paths per step (10 in the paper) to
+    keep the demo quick."""
+    model = build_sod_dgp(*data, 2, 50, num_samples=2, seed=seed)
+    return model, fit(
+        model, data, iterations, seed=seed, log_dir=log_dir, monitor_every=max(1, iterations // 20), progress=False
+    )
+
+
+def _random_feature_dgp(data: Data, iterations: int, seed: int, log_dir: str):
+    """DGP-RBF in the paper's UCI setting: 1 hidden layer of 3, 100 features, batch 200,
+    hyperparameters fixed for the first 3/5 of the iterations."""
+    model = build_random_feature_dgp(*data, 2, seed=seed)
+    return model, fit(
+        model,
+        data,
+        iterations,
+        batch_size=200,
+        fixed_hyperparameters_for=iterations * 3 // 5,
+        seed=seed,
+        log_dir=log_dir,
+        monitor_every=max(1, iterations // 20),
+        progress=False,
+    )
+
+
+def _aep_dgp(data: Data, iterations: int, seed: int, log_dir: str):
+    """AEPDGP with M=50 inducing inputs, 5 cavity paths per step (20 in the public code) and at
+    most 300 full-batch steps, to keep the demo under a minute."""
+    from .builders.aep_dgp import build_aep_dgp
+
+    model = build_aep_dgp(*data, 2, num_inducing=50, num_samples=5, seed=seed)
+    steps = min(iterations, 300)
+    return model, fit(model, data, steps, seed=seed, log_dir=log_dir, monitor_every=max(1, steps // 20), progress=False)
+
+
 DEMO_MODELS: Dict[str, DemoModel] = {
     "sgp": DemoModel("sgp", "sparse variational GP (DeepGP, 1 layer)", _deep_gp(1)),
     "dgp2": DemoModel("dgp2", "DeepGP, 2 layers (DSVI)", _deep_gp(2)),
     "dgp3": DemoModel("dgp3", "DeepGP, 3 layers (DSVI)", _deep_gp(3)),
     "dspp": DemoModel("dspp", "DSPP, 2 layers (early stopping)", _dspp),
+    "sod2": DemoModel("sod2", "SoD-DGP, 2 layers (subset of 50)", _sod_dgp),
+    "rf": DemoModel("rf", "RandomFeatureDGP, 1 hidden layer (DGP-RBF)", _random_feature_dgp),
+    "aep2": DemoModel("aep2", "AEPDGP, 2 layers (approximate EP, ≤300 steps)", _aep_dgp),
 }
 DEFAULT_MODELS = ("sgp", "dgp2", "dspp")
+
+
+DEMO_STEP_BUDGET = 9000  # training steps shared by the models of a default run: under 3 minutes on 2 cores
+MAX_DEMO_STEPS = 3000
+
+
+def default_iterations(num_models: int) -> int:
+    """Steps per model for a default run: 3000, fewer when many models share the budget."""
+    return max(1, min(MAX_DEMO_STEPS, DEMO_STEP_BUDGET // max(num_models, 1)))
 
 
 def run_demo(
     dataset: str = "concrete",
     models: Sequence[str] = DEFAULT_MODELS,
-    iterations: int = 3000,
+    iterations: Optional[int] = None,
     split: int = 0,
     log_dir: Optional[str] = None,
     seed: int = 0,
     print_fn: Callable[[str], None] = print,
 ) -> List[Dict[str, object]]:
-    """Train each model on one 90/10 split of ``dataset`` and print test scores in original units.
+    """Train each model on one 90/10 split of ``dataset`` and print a table of test scores in
+    original units: log-likelihood, RMSE, CRPS, coverage of the central 90% interval, training
+    time and time per step.
 
-    TensorBoard logs go to ``log_dir/<model>`` (a fresh folder under ``./gpflow_deep_logs`` by
-    default). Returns one row of results per model.
+    ``iterations`` per model defaults to :func:`default_iterations`. TensorBoard logs go to
+    ``log_dir/<model>`` (a fresh folder under ``./gpflow_deep_logs`` by default) and a plot of
+    the test predictions with their 90% intervals to ``log_dir/predictions.png``. Returns one row
+    of results per model.
     """
     unknown = [name for name in models if name not in DEMO_MODELS]
     if unknown:
         raise ValueError(f"unknown demo models {unknown}; choose from {sorted(DEMO_MODELS)}")
+    iterations = iterations or default_iterations(len(models))
     data = datasets.load(dataset)
     part = datasets.uci_split(data, split)
     log_dir = log_dir or os.path.join("gpflow_deep_logs", time.strftime("%Y%m%d-%H%M%S"))
     print_fn(
         f"{dataset}: {len(part.X_train)} training and {len(part.X_test)} test points, "
-        f"{data.X.shape[1]} inputs; split {split}; up to {iterations} Adam iterations (lr 0.01, full batch)"
+        f"{data.X.shape[1]} inputs; split {split}; up to {iterations} Adam iterations per model"
     )
-    rows = []
+    print_fn(f"{'model':<46} {'log-lik':>8} {'RMSE':>7} {'CRPS':>7} {'90% cov':>8} {'train s':>8} {'ms/step':>8}")
+    rows, intervals = [], {}
     for name in models:
         spec = DEMO_MODELS[name]
         model, result = spec.train((part.X_train, part.Y_train), iterations, seed, os.path.join(log_dir, name))
-        scores = metrics.evaluate(model, part.X_test, part.Y_test, part.y_std)
+        scores = regression_scores(model, part.X_test, part.Y_test, part.y_mean, part.y_std, seed=seed)
+        intervals[name] = {key: scores.pop(key) for key in ("mean", "lower", "upper", "y")}
         rows.append(
             dict(
-                model=name, description=spec.description, seconds=result.seconds, iterations=result.iterations, **scores
+                model=name,
+                description=spec.description,
+                seconds=result.seconds,
+                seconds_per_iteration=result.seconds_per_iteration,
+                iterations=result.iterations,
+                **scores,
             )
         )
         print_fn(
-            f"  {spec.description:<40} test log-lik {scores['log_likelihood']:7.3f}  RMSE {scores['rmse']:6.3f}  "
-            f"train {result.seconds:5.1f} s ({result.iterations} iterations, "
-            f"{1000 * result.seconds_per_iteration:.1f} ms each)"
+            f"{spec.description:<46} {scores['log_likelihood']:8.3f} {scores['rmse']:7.3f} {scores['crps']:7.3f} "
+            f"{100 * scores['coverage_90']:7.0f}% {result.seconds:8.1f} {1000 * result.seconds_per_iteration:8.1f}"
         )
+    plot = os.path.join(log_dir, "predictions.png")
+    predictions_plot(plot, intervals, units=f"({dataset}, original units)")
     print_fn(f"TensorBoard logs: {os.path.abspath(log_dir)}  (view: tensorboard --logdir {log_dir})")
+    print_fn(f"test predictions with 90% intervals: {os.path.abspath(plot)}")
     return rows

@@ -55,7 +55,9 @@ def sample_layers(
     "X: [N, D]",
     "seed: [2]",
 )
-def sample_layers_feeding_inputs(layers: Sequence, X: tf.Tensor, num_samples: int, seed: tf.Tensor) -> List[LayerOutput]:
+def sample_layers_feeding_inputs(
+    layers: Sequence, X: tf.Tensor, num_samples: int, seed: tf.Tensor
+) -> List[LayerOutput]:
     """:func:`sample_layers` with the original inputs fed forward (Cutajar et al. 2017, Section
     4.3; Duvenaud et al. 2014): every layer after the first receives ``[values below, X]``, so its
     input width is the width below plus D. The outputs are each layer's own, without X."""

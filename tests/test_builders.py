@@ -109,7 +109,7 @@ def test_every_choice_can_be_overridden(rng):
 def test_builder_rejects_bad_input(rng):
     X, Y = rng.normal(size=(20, 3)), rng.normal(size=(20, 1))
     with pytest.raises(ValueError, match="num_inducing=100 needs at least as many training points, got N=20"):
-        gd.build_deep_gp(X, Y)
+        gd.build_deep_gp(X, Y, num_inducing=100)  # given explicitly; the default adapts to N
     with pytest.raises(ValueError, match="num_layers must be a positive integer"):
         gd.build_deep_gp(X, Y, num_layers=0, num_inducing=5)
     with pytest.raises(ValueError, match=r"inducing_inputs must be \[M, 3\]"):

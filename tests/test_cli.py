@@ -13,8 +13,13 @@ def test_demo_trains_and_reports(tmp_path, capsys):
     assert main(["demo", "--iterations", "30", "--models", "sgp,dgp2", "--log-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "concrete: 927 training and 103 test points" in out
-    assert out.count("test log-lik") == 2 and f"TensorBoard logs: {tmp_path}" in out
+    header = next(line for line in out.splitlines() if line.startswith("model"))
+    assert header.split() == ["model", "log-lik", "RMSE", "CRPS", "90%", "cov", "train", "s", "ms/step"]
+    table = [line for line in out.splitlines() if line.startswith(("sparse variational GP", "DeepGP, 2 layers"))]
+    assert len(table) == 2 and all(line.split()[-3].endswith("%") for line in table)
+    assert f"TensorBoard logs: {tmp_path}" in out and f"90% intervals: {tmp_path / 'predictions.png'}" in out
     assert (tmp_path / "sgp").is_dir() and (tmp_path / "dgp2").is_dir()
+    assert (tmp_path / "predictions.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_demo_rejects_unknown_models(tmp_path):
@@ -25,3 +30,31 @@ def test_demo_rejects_unknown_models(tmp_path):
 def test_console_entry_point_help():
     result = subprocess.run([sys.executable, "-m", "gpflow_deep", "demo", "--help"], capture_output=True, text=True)
     assert result.returncode == 0 and "--iterations" in result.stdout
+
+
+@pytest.mark.parametrize("command", ["demo", "fit", "predict", "evaluate"])
+def test_every_subcommand_has_help_with_an_example(command, capsys):
+    assert main([command, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "example:" in out and f"gpflow-deep {command}" in out.split("example:")[1] and "--verbose" in out
+
+
+def test_fit_lists_the_registered_models(capsys):
+    main(["fit", "--help"])
+    out = capsys.readouterr().out
+    assert "deep_gp" in out and "dspp" in out
+
+
+def test_console_script_is_quiet_and_errors_in_one_line(tmp_path):
+    """The launcher silences TensorFlow's native start-up messages; only the error line remains."""
+    launcher = "import sys, gpflow_deep_command; sys.exit(gpflow_deep_command.main())"
+    arguments = ["fit", str(tmp_path / "nope.csv"), "--target", "y", "--out", str(tmp_path / "run")]
+    result = subprocess.run([sys.executable, "-c", launcher, *arguments], capture_output=True, text=True)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr == f"gpflow-deep fit: error: {tmp_path / 'nope.csv'}: no such file\n"
+
+
+def test_demo_shares_its_step_budget_among_many_models():
+    from gpflow_deep.demo import default_iterations
+
+    assert default_iterations(3) == 3000 and default_iterations(6) == 1500 and default_iterations(7) == 1285

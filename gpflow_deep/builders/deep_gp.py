@@ -9,8 +9,10 @@ from gpflow.likelihoods import Likelihood
 
 from ..models import DeepGP
 from ..validation import check_positive_int
-from .initialisation import initial_inducing_inputs, training_arrays
+from .initialisation import adapted_size, initial_inducing_inputs, training_arrays
 from .stack import KernelFactory, gp_layer_stack, plan_stack
+
+PAPER_NUM_INDUCING = 100
 
 
 def build_deep_gp(
@@ -19,7 +21,7 @@ def build_deep_gp(
     num_layers: int = 2,
     *,
     likelihood: Optional[Likelihood] = None,
-    num_inducing: int = 100,
+    num_inducing: Optional[int] = None,
     hidden_width: Optional[int] = None,
     kernel_factory: Optional[KernelFactory] = None,
     kernel_variance: float = 2.0,
@@ -35,7 +37,8 @@ def build_deep_gp(
     """A ``DeepGP`` with the paper's initialisation (its supplement, "Experiment Details").
 
     - M = ``num_inducing`` inducing inputs per layer by k-means on X (``inducing_inputs``
-      overrides), carried through each layer's linear mean as the data is;
+      overrides), carried through each layer's linear mean as the data is; by default the paper's
+      100, or N when there are fewer training points;
     - inner layers of width ``hidden_width`` = min(30, D), each with a fixed linear mean: the
       identity, or the PCA projection of the data reaching it; the last layer has a zero mean;
     - RBF kernels with ARD, variance and lengthscales ``kernel_variance``/``lengthscale`` (2),
@@ -51,6 +54,7 @@ def build_deep_gp(
     likelihood = likelihood if likelihood is not None else gpflow.likelihoods.Gaussian(variance=0.01)
     output_dim = getattr(likelihood, "latent_dim", None) or Y.shape[1]
     width = check_positive_int("hidden_width", hidden_width if hidden_width is not None else min(30, D))
+    num_inducing = adapted_size("build_deep_gp", "num_inducing", num_inducing, PAPER_NUM_INDUCING, N)
     Z = initial_inducing_inputs(X, num_inducing, inducing_inputs, seed)
 
     layers = gp_layer_stack(

@@ -10,10 +10,11 @@ from gpflow.likelihoods import Likelihood
 from ..likelihoods import LinearMixingGaussian
 from ..models.dspp import DSPP, gauss_hermite_sigma_points, random_sigma_points
 from ..validation import check_positive_int
-from .initialisation import initial_inducing_inputs, training_arrays
+from .initialisation import adapted_size, initial_inducing_inputs, training_arrays
 from .stack import KernelFactory, gp_layer_stack, plan_stack
 
 SIGMA_POINT_INITIALISATIONS = ("random", "gauss_hermite")
+PAPER_NUM_INDUCING = 300
 
 
 def build_dspp(
@@ -23,7 +24,7 @@ def build_dspp(
     *,
     num_sigma_points: int = 10,
     hidden_width: int = 3,
-    num_inducing: int = 300,
+    num_inducing: Optional[int] = None,
     beta: float = 1.0,
     likelihood: Optional[Likelihood] = None,
     noise_variance: float = 0.1,
@@ -71,6 +72,7 @@ def build_dspp(
         else:
             likelihood = LinearMixingGaussian(P, P, variance=noise_variance, variance_lower_bound=noise_floor or 1e-12)
     output_dim = getattr(likelihood, "latent_dim", None) or P
+    num_inducing = adapted_size("build_dspp", "num_inducing", num_inducing, PAPER_NUM_INDUCING, N)
     Z = initial_inducing_inputs(X, num_inducing, inducing_inputs, seed)
     layers = gp_layer_stack(
         plan_stack(X, Z, output_dim, num_layers, width, trainable_means=True),

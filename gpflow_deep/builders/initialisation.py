@@ -1,5 +1,6 @@
 """Data-driven initialisation shared by the builders: inducing inputs and fixed linear means."""
 
+import logging
 import warnings
 from typing import List, Optional, Tuple
 
@@ -9,6 +10,20 @@ from gpflow.mean_functions import Identity, Linear, MeanFunction
 from scipy.cluster.vq import kmeans2
 
 from ..validation import as_data, check_positive_int
+
+logger = logging.getLogger("gpflow_deep")
+
+
+def adapted_size(builder: str, name: str, given: Optional[int], paper_value: int, N: int) -> int:
+    """A size argument of a builder (``num_inducing``, ``subset_size``): as given, or when not given
+    the paper's value capped at what the data allow, with a log line when the cap bites. A given
+    value that cannot work is an error later, naming the argument."""
+    if given is not None:
+        return check_positive_int(name, given)
+    if paper_value <= N:
+        return paper_value
+    logger.info("%s: %s=%d (the paper's %d, capped at the %d training points)", builder, name, N, paper_value, N)
+    return N
 
 
 def kmeans_inducing_inputs(X: np.ndarray, num_inducing: int, seed: int = 0) -> np.ndarray:

@@ -30,6 +30,13 @@ from ..validation import as_data, as_inputs, check_layer_stack, check_positive_i
 
 DEFAULT_PREDICTION_SAMPLES = 100  # the DSVI paper's code evaluates the test log-likelihood with 100
 
+objective_shapes = check_shapes(
+    "data[0]: [N, D]",
+    "data[1]: [N, P]",
+    "return: []",
+)
+"""The shape contract of a model's training objective on a (mini)batch (X, Y)."""
+
 _moments_shapes = check_shapes(
     "Xnew: [N, D]",
     "return[0]: [N, P]",

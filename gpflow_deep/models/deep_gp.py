@@ -3,14 +3,14 @@
 from typing import List, Sequence, Tuple
 
 import tensorflow as tf
-from check_shapes import check_shapes, inherit_check_shapes
+from check_shapes import inherit_check_shapes
 from gpflow.base import RegressionData
 from gpflow.likelihoods import Likelihood
 
 from ..objectives import DataTerm, expected_log_likelihood
 from ..propagation import LayerOutput, sample_layers, sample_layers_jointly
 from ..validation import check_non_negative, check_positive_int
-from .base import DeepMixtureModel
+from .base import DeepMixtureModel, objective_shapes
 
 
 class DeepGP(DeepMixtureModel):
@@ -57,11 +57,7 @@ class DeepGP(DeepMixtureModel):
     def _joint_paths(self, X: tf.Tensor, num_samples: int, seed: tf.Tensor) -> List[LayerOutput]:
         return sample_layers_jointly(self.layers, X, num_samples, seed)
 
-    @check_shapes(
-        "data[0]: [N, D]",
-        "data[1]: [N, P]",
-        "return: []",
-    )
+    @objective_shapes
     def elbo(self, data: RegressionData) -> tf.Tensor:
         """The doubly stochastic ELBO (with β = 1 and the default data term) on a (mini)batch,
         scaled to the full data set."""

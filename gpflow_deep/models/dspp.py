@@ -12,7 +12,7 @@ from gpflow.likelihoods import Likelihood
 from ..objectives import DataTerm, predictive_log_likelihood
 from ..propagation import LayerOutput, sigma_point_layers
 from ..validation import check_non_negative
-from .base import DeepMixtureModel
+from .base import DeepMixtureModel, objective_shapes
 
 
 class DSPP(DeepMixtureModel):
@@ -83,11 +83,7 @@ class DSPP(DeepMixtureModel):
             outputs = [_repeat(output, self.num_sigma_points) for output in outputs]
         return outputs, self.log_weights()
 
-    @check_shapes(
-        "data[0]: [N, D]",
-        "data[1]: [N, P]",
-        "return: []",
-    )
+    @objective_shapes
     def predictive_log_likelihood(self, data: RegressionData) -> tf.Tensor:
         """The regularised predictive log-likelihood (eq. 21) on a (mini)batch, scaled to N."""
         X, Y = data

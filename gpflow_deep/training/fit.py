@@ -3,7 +3,7 @@ checkpoints, the whole step compiled as one ``tf.function``."""
 
 import time
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 import tensorflow as tf
@@ -65,6 +65,8 @@ def fit(
     checkpoint_dir: Optional[str] = None,
     checkpoint_every: int = 1000,
     progress: bool = True,
+    fixed_hyperparameters_for: int = 0,
+    num_samples_schedule: Optional[Dict[int, int]] = None,
 ) -> FitResult:
     """Maximise the model's objective for ``iterations`` steps in total.
 
@@ -88,6 +90,13 @@ def fit(
     :param checkpoint_dir: save a ``tf.train.Checkpoint`` there every ``checkpoint_every``
         steps and at the end; a later call with the same directory resumes from the latest one.
     :param progress: print a progress line with the running objective.
+    :param fixed_hyperparameters_for: hold the hyperparameters (kernels, mean functions,
+        likelihood: everything but the variational parameters) fixed for the first this many
+        iterations (Cutajar et al. 2017 use 12,000).
+    :param num_samples_schedule: ``{k: S}``: the iterations after the k-th use S Monte Carlo
+        paths (the largest k passed applies), e.g. ``{iterations // 2: 100}`` for the random-feature
+        paper's switch from 1 to 100 halfway; before the first k the model's own ``num_samples``.
+        The model's ``num_samples`` is unchanged afterwards.
     """
     iterations = check_positive_int("iterations", iterations)
     monitor_every = check_positive_int("monitor_every", monitor_every)
@@ -101,6 +110,8 @@ def fit(
         raise ValueError("patience and restore_best need validation_data")
     if patience is not None:
         patience = check_positive_int("patience", patience)
+    fixed_hyperparameters_for = _check_non_negative_int("fixed_hyperparameters_for", fixed_hyperparameters_for)
+    schedule = _sample_schedule(model, num_samples_schedule)
     if seed is not None:
         model.rng.reset_from_seed(int(seed))
 
@@ -125,7 +136,7 @@ def fit(
     began = time.perf_counter()
     first_step_seconds = 0.0
     for current in range(start + 1, iterations + 1):
-        losses.append(training.step())
+        losses.append(training.step(current > fixed_hyperparameters_for, _scheduled(schedule, current)))
         if current == start + 1:
             first_step_seconds = time.perf_counter() - began
         if current % monitor_every == 0 or current == iterations:
@@ -153,3 +164,27 @@ def fit(
     return FitResult(
         objectives, int(training.iteration.numpy()), start, seconds, first_step_seconds, history, best_iteration
     )
+
+
+def _check_non_negative_int(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+def _sample_schedule(model: DeepMixtureModel, schedule: Optional[Dict[int, int]]) -> List[Tuple[int, int]]:
+    """``schedule`` as sorted (after iteration, sample count) pairs, checked."""
+    if not schedule:
+        return []
+    if not hasattr(model, "num_samples"):
+        raise ValueError(f"num_samples_schedule: {type(model).__name__} has no Monte Carlo sample count")
+    return sorted(
+        (_check_non_negative_int("num_samples_schedule key", k), check_positive_int("num_samples_schedule value", v))
+        for k, v in schedule.items()
+    )
+
+
+def _scheduled(schedule: List[Tuple[int, int]], iteration: int) -> Optional[int]:
+    """The sample count of the 1-based ``iteration``: that of the largest k < iteration, or None."""
+    counts = [count for after, count in schedule if after < iteration]
+    return counts[-1] if counts else None

@@ -1,7 +1,8 @@
 """The compiled training step of :func:`~gpflow_deep.fit`: data, gradients and updates."""
 
+import contextlib
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 from gpflow.keras import tf_keras
@@ -13,14 +14,17 @@ from ..validation import check_positive_int
 
 @dataclass
 class TrainingStep:
-    """``step()`` runs one update and returns the loss; the rest is what a checkpoint must hold.
+    """``step(train_hyperparameters=True, num_samples=None)`` runs one update and returns the
+    loss; the rest is what a checkpoint must hold. ``train_hyperparameters=False`` leaves the
+    :func:`hyperparameters` out of the update; ``num_samples`` sets the model's Monte Carlo
+    sample count for the step (each value is traced once).
 
     :ivar iteration: the count of updates done, incremented inside the step.
     :ivar variables: what ``optimizer`` trains (all trainable variables but the natural-gradient ones).
     :ivar batches: the minibatch iterator, or None for full batch.
     """
 
-    step: Callable[[], tf.Tensor]
+    step: Callable[..., tf.Tensor]
     optimizer: tf_keras.optimizers.Optimizer
     variables: List[tf.Variable]
     iteration: tf.Variable
@@ -44,27 +48,58 @@ def training_step(
     natgrad_pairs = _natgrad_pairs(model, natgrad_gamma)
     natgrad = NaturalGradient(gamma=natgrad_gamma) if natgrad_pairs else None
     variables = _variables_for_optimizer(model, natgrad_pairs)
+    fixed = {v.ref() for v in hyperparameters(model)}
     iteration = tf.Variable(0, dtype=tf.int64, trainable=False, name="iteration")
+    if hasattr(optimizer, "build") and not getattr(optimizer, "built", False):
+        optimizer.build(variables)  # every variable known now, though some may sit out early steps
 
-    def update(X_batch: tf.Tensor, Y_batch: tf.Tensor) -> tf.Tensor:
+    def update(X_batch: tf.Tensor, Y_batch: tf.Tensor, train_hyperparameters: bool, num_samples) -> tf.Tensor:
         batch = (X_batch, Y_batch)
-        if natgrad is not None:
-            natgrad.minimize(lambda: model.training_loss(batch), var_list=natgrad_pairs)
-        with tf.GradientTape(watch_accessed_variables=False) as tape:
-            tape.watch(variables)
-            loss = model.training_loss(batch)
-        gradients = tape.gradient(loss, variables)
-        optimizer.apply_gradients([(g, v) for g, v in zip(gradients, variables) if g is not None])
+        trained = variables if train_hyperparameters else [v for v in variables if v.ref() not in fixed]
+        with monte_carlo_samples(model, num_samples):
+            if natgrad is not None:
+                natgrad.minimize(lambda: model.training_loss(batch), var_list=natgrad_pairs)
+            with tf.GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch(trained)
+                loss = model.training_loss(batch)
+        gradients = tape.gradient(loss, trained)
+        optimizer.apply_gradients([(g, v) for g, v in zip(gradients, trained) if g is not None])
         iteration.assign_add(1)
         return loss
 
     compiled_update = tf.function(update, jit_compile=jit_compile)
     batches = _minibatches(X, Y, batch_size, seed)
-    if batches is None:
-        step = tf.function(lambda: compiled_update(X, Y))
-    else:
-        step = tf.function(lambda: compiled_update(*next(batches)))
-    return TrainingStep(step, optimizer, variables, iteration, batches)
+
+    def step(train_hyperparameters: bool = True, num_samples: Optional[int] = None) -> tf.Tensor:
+        X_batch, Y_batch = (X, Y) if batches is None else next(batches)
+        return compiled_update(X_batch, Y_batch, train_hyperparameters, num_samples)
+
+    return TrainingStep(tf.function(step), optimizer, variables, iteration, batches)
+
+
+def hyperparameters(model: DeepMixtureModel) -> List[tf.Variable]:
+    """The trainable variables of the likelihood and of every layer's ``kernel`` and
+    ``mean_function``: everything but the variational parameters (and inducing inputs)."""
+    modules = [model.likelihood]
+    for layer in model.layers:
+        modules += [getattr(layer, name, None) for name in ("kernel", "mean_function")]
+    modules = [module for module in modules if module is not None]
+    return [v for module in modules for v in module.trainable_variables]
+
+
+@contextlib.contextmanager
+def monte_carlo_samples(model: DeepMixtureModel, num_samples: Optional[int]) -> Iterator[None]:
+    """Temporarily set ``model.num_samples`` (while a step is traced); None leaves it alone."""
+    if num_samples is None:
+        yield
+        return
+    if not hasattr(model, "num_samples"):
+        raise ValueError(f"{type(model).__name__} has no Monte Carlo sample count to schedule")
+    previous, model.num_samples = model.num_samples, check_positive_int("num_samples", num_samples)
+    try:
+        yield
+    finally:
+        model.num_samples = previous
 
 
 def _minibatches(X: tf.Tensor, Y: tf.Tensor, batch_size: Optional[int], seed: Optional[int]):

@@ -1,0 +1,145 @@
+"""Random features against inducing points: RandomFeatureDGP beside DeepGP, same run.
+
+Both models have 2 layers, hidden width 3, and take Adam steps (lr 0.01) on minibatches of 200
+with S Monte Carlo paths; RandomFeatureDGP has 100 RBF features per layer (the paper's UCI
+setting), DeepGP 100 inducing points per layer (``build_deep_gp``).
+
+1. Time per training step (``fit``, first step excluded), the two models alternating for
+   ``--rounds`` rounds, median kept; the ratio DeepGP / RandomFeatureDGP.
+2. Time to reach a test log-likelihood: each model trained for ``--budget`` iterations on split 0,
+   scored on the test part every ``--every`` iterations (S=100 paths, original units); the training
+   time at the first score at or above ``--target``.
+3. Where the time goes: compiled forward objective, its gradient, and (random features) the
+   feature maps alone, at the same batch.
+
+Example::
+
+    python benchmarks/speed_random_features.py --dataset concrete --samples 1 10 --threads 1
+"""
+
+import argparse
+import os
+import statistics
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+import gpflow_deep as gd  # noqa: E402
+from benchmarks.common import RESULTS_DIR, append_result, machine, median_seconds, versions  # noqa: E402
+
+BATCH = 200
+
+
+def build(name, data, num_samples, seed=0):
+    if name == "RandomFeatureDGP":
+        return gd.build_random_feature_dgp(*data, 2, num_samples=num_samples, seed=seed)
+    return gd.build_deep_gp(*data, 2, hidden_width=3, num_samples=num_samples, seed=seed)
+
+
+def step_seconds(name, data, num_samples, steps):
+    result = gd.fit(build(name, data, num_samples), data, steps + 1, batch_size=BATCH, seed=0, progress=False)
+    return result.seconds_per_iteration
+
+
+def time_to_target(name, part, budget, every, target):
+    """(training seconds to the first test log-lik ≥ target or None, [(iteration, seconds, log-lik)]).
+
+    One run of ``budget`` iterations scored every ``every`` (the scoring, 100 paths on ~100 test
+    points, is a small part of the run); the time at iteration i is the first (tracing) step plus
+    i − 1 mean steps."""
+    train = (part.X_train, part.Y_train)
+    model = build(name, train, 1)
+    test = (part.X_test, part.Y_test)
+    result = gd.fit(
+        model, train, budget, batch_size=BATCH, seed=0, progress=False, validation_data=test, monitor_every=every
+    )
+    trace, reached = [], None
+    for iteration, score in result.validation:
+        seconds = result.first_step_seconds + (iteration - 1) * result.seconds_per_iteration
+        log_likelihood = score - float(np.sum(np.log(part.y_std)))  # in the targets' original units
+        trace.append((iteration, seconds, log_likelihood))
+        if reached is None and log_likelihood >= target:
+            reached = seconds
+    return reached, trace
+
+
+def breakdown(name, data, num_samples):
+    """Milliseconds of the compiled forward objective, its gradient, and the feature maps."""
+    model = build(name, data, num_samples)
+    X, Y = (tf.constant(a[:BATCH]) for a in data)
+
+    def gradient():
+        with tf.GradientTape() as tape:
+            loss = model.training_loss((X, Y))
+        return tape.gradient(loss, model.trainable_variables)
+
+    parts = {
+        "objective": tf.function(lambda: model.training_loss((X, Y))),
+        "objective + gradient": tf.function(gradient),
+    }
+    if name == "RandomFeatureDGP":
+        paths = model.predict_all_layers(X, num_samples=num_samples, seed=0)
+        inputs = [tf.broadcast_to(X[None], [num_samples, *X.shape])] + [o.values for o in paths[:-1]]
+        for index, (layer, layer_inputs) in enumerate(zip(model.layers, inputs)):
+            parts[f"features, layer {index}"] = tf.function(lambda lay=layer, x=layer_inputs: lay.features(x))
+    return {what: 1000 * median_seconds(function, 20) for what, function in parts.items()}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dataset", default="concrete")
+    parser.add_argument("--samples", type=int, nargs="+", default=[1, 10])
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--budget", type=int, default=4000)
+    parser.add_argument("--every", type=int, default=500)
+    parser.add_argument("--target", type=float, default=-3.4)
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+    tf.config.threading.set_inter_op_parallelism_threads(args.threads)
+    part = gd.datasets.uci_split(gd.datasets.load(args.dataset), 0)
+    train = (part.X_train, part.Y_train)
+    models = ("RandomFeatureDGP", "DeepGP")
+    record = dict(benchmark="speed_random_features", dataset=args.dataset, batch=BATCH, step_ms={}, breakdown_ms={})
+
+    for S in args.samples:
+        times = {name: [] for name in models}
+        for _ in range(args.rounds):
+            for name in models:
+                times[name].append(step_seconds(name, train, S, args.steps))
+        ms = {name: 1000 * statistics.median(values) for name, values in times.items()}
+        record["step_ms"][S] = ms
+        print(
+            f"S={S}: ms per step  "
+            + "  ".join(f"{n} {v:.2f}" for n, v in ms.items())
+            + f"  ratio DeepGP/RF {ms['DeepGP'] / ms['RandomFeatureDGP']:.1f}",
+            flush=True,
+        )
+        record["breakdown_ms"][S] = {name: breakdown(name, train, S) for name in models}
+        for name, parts in record["breakdown_ms"][S].items():
+            print(f"  {name}: " + "  ".join(f"{what} {v:.2f} ms" for what, v in parts.items()), flush=True)
+
+    record["time_to_target"] = {}
+    for name in models:
+        reached, trace = time_to_target(name, part, args.budget, args.every, args.target)
+        record["time_to_target"][name] = dict(seconds=reached, trace=trace)
+        shown = "not reached" if reached is None else f"{reached:.0f} s"
+        print(
+            f"{name}: test log-lik {args.target} {shown}; trace "
+            + ", ".join(f"{i}: {s:.0f} s {v:.2f}" for i, s, v in trace),
+            flush=True,
+        )
+
+    record.update(
+        target=args.target, budget=args.budget, machine=machine(), versions=versions(), command=" ".join(sys.argv)
+    )
+    append_result(os.path.join(RESULTS_DIR, "speed_random_features.jsonl"), record)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""Random-feature maps Φ(F Ω) of Cutajar et al. (2017, eqs. 6-7), whose inner products
+Φ(x)ᵀΦ(x') estimate a kernel when the columns of Ω are drawn from its spectral density.
+
+- RBF (eq. 6): ``Φ = sqrt(σ²/N_RF) [cos(FΩ), sin(FΩ)]``, 2 N_RF features, Ω ~ N(0, Λ⁻¹) estimates
+  σ² exp(−½ (x − x')ᵀ Λ⁻¹ (x − x')), Λ = diag(ℓ²);
+- arc-cosine of order p (eq. 7 for p = 1): ``Φ = sqrt(2σ²/N_RF) H(FΩ) (FΩ)^p``, N_RF features,
+  estimates σ² k_arc^(p)(Λ^{-1/2} x, Λ^{-1/2} x') (Cho & Saul 2009).
+"""
+
+import tensorflow as tf
+from check_shapes import check_shapes
+
+
+@check_shapes(
+    "projections: [batch..., N, R]",
+    "variance: []",
+    "return: [batch..., N, F]",
+)
+def rbf_features(projections: tf.Tensor, variance: tf.Tensor) -> tf.Tensor:
+    """``sqrt(σ²/R) [cos(FΩ), sin(FΩ)]`` from the projections FΩ ``[..., N, R]``: F = 2R features."""
+    scale = tf.sqrt(variance / tf.cast(tf.shape(projections)[-1], projections.dtype))
+    return scale * tf.concat([tf.cos(projections), tf.sin(projections)], axis=-1)
+
+
+@check_shapes(
+    "projections: [batch..., N, R]",
+    "variance: []",
+    "return: [batch..., N, R]",
+)
+def arccos_features(projections: tf.Tensor, variance: tf.Tensor, order: int) -> tf.Tensor:
+    """``sqrt(2σ²/R) H(FΩ) (FΩ)^p`` from the projections FΩ ``[..., N, R]``, order p in {0, 1, 2}:
+    step (p = 0, whose gradients vanish), ReLU (p = 1), squared ReLU (p = 2)."""
+    if order not in (0, 1, 2):
+        raise ValueError(f"arc-cosine order must be 0, 1 or 2, got {order!r}")
+    scale = tf.sqrt(2.0 * variance / tf.cast(tf.shape(projections)[-1], projections.dtype))
+    positive = tf.cast(projections > 0, projections.dtype)
+    if order == 0:
+        return scale * positive
+    return scale * tf.nn.relu(projections) ** order

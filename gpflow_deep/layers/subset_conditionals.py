@@ -1,0 +1,123 @@
+"""The per-path linear algebra of a subset-of-data layer (Jain, Srijith & Khan 2021).
+
+On each of S paths the layer's inducing inputs are the first M rows of that path's inputs, so every
+path has its own ``Kuu: [S, M, M]`` and one Cholesky per path. q(F_S) is a Gaussian over the
+function values at those rows (unwhitened: ``mean [M, L]``, any square root ``sqrt [L, M, M]`` of
+its covariance), so that p(F_S) = N(0, Kuu) and
+
+    mean(x) = k_xS Kuu⁻¹ μ,   var(x) = k_xx − k_xS Kuu⁻¹ k_Sx + k_xS Kuu⁻¹ Σ Kuu⁻¹ k_Sx,
+
+written with A = Lk⁻¹ k_Sx (Kuu = Lk Lkᵀ) as mean = Aᵀ Lk⁻¹ μ and var = k_xx − ‖A‖² + ‖(Lk⁻¹ Σ½)ᵀ A‖².
+"""
+
+from typing import NamedTuple
+
+import tensorflow as tf
+from check_shapes import check_shapes
+from gpflow.config import default_jitter
+from gpflow.kernels import IsotropicStationary, Kernel
+
+
+class PathProjections(NamedTuple):
+    """``chol_kuu: [S, M, M]``, ``A = chol_kuu⁻¹ Kuf: [S, M, N]`` and ``kff_diag: [S, N]``, for N
+    inputs (the M subset rows among them) on each of S paths."""
+
+    chol_kuu: tf.Tensor
+    A: tf.Tensor
+    kff_diag: tf.Tensor
+
+
+@check_shapes(
+    "Z: [S, M, D]",
+    "X: [S, N, D]",
+    "return: [S, M, N]",
+)
+def cross_covariance(kernel: Kernel, Z: tf.Tensor, X: tf.Tensor) -> tf.Tensor:
+    """k(Z_s, X_s) on each path s (GPflow's ``K`` would pair every path with every other)."""
+    if isinstance(kernel, IsotropicStationary):
+        Zs, Xs = kernel.scale(Z), kernel.scale(X)
+        r2 = (
+            tf.reduce_sum(tf.square(Zs), -1)[:, :, None]
+            + tf.reduce_sum(tf.square(Xs), -1)[:, None, :]
+            - 2.0 * tf.linalg.matmul(Zs, Xs, transpose_b=True)
+        )
+        return kernel.K_r2(tf.maximum(r2, 0.0))
+    return tf.map_fn(lambda pair: kernel.K(pair[0], pair[1]), (Z, X), fn_output_signature=Z.dtype)
+
+
+@check_shapes(
+    "inputs: [S, N, D]",
+)
+def path_projections(kernel: Kernel, inputs: tf.Tensor, num_subset: int) -> PathProjections:
+    """Projections of every path's N inputs on its own first ``num_subset`` rows."""
+    Kuf = cross_covariance(kernel, inputs[:, :num_subset], inputs)
+    chol_kuu = _cholesky_with_jitter(Kuf[:, :, :num_subset])
+    return PathProjections(chol_kuu, tf.linalg.triangular_solve(chol_kuu, Kuf, lower=True), kernel.K_diag(inputs))
+
+
+@check_shapes(
+    "Z: [S, M, D]",
+    "return: [S, M, M]",
+)
+def subset_cholesky(kernel: Kernel, Z: tf.Tensor) -> tf.Tensor:
+    """chol(Kuu + jitter I) of every path's subset inputs Z."""
+    return _cholesky_with_jitter(cross_covariance(kernel, Z, Z))
+
+
+def _cholesky_with_jitter(Kuu: tf.Tensor) -> tf.Tensor:
+    return tf.linalg.cholesky(Kuu + default_jitter() * tf.eye(tf.shape(Kuu)[-1], dtype=Kuu.dtype))
+
+
+@check_shapes(
+    "mean: [M, L]",
+    "sqrt: [L, M, M]",
+    "chol_kuu: [S, M, M]",
+    "return[0]: [S, M, L]",
+    "return[1]: [S, M, L, M]",
+)
+def whiten(mean: tf.Tensor, sqrt: tf.Tensor, chol_kuu: tf.Tensor):
+    """``chol_kuu⁻¹ mean`` and ``chol_kuu⁻¹ sqrt_l`` on every path: one triangular solve per path."""
+    L, M, S = tf.shape(sqrt)[0], tf.shape(sqrt)[1], tf.shape(chol_kuu)[0]
+    columns = tf.concat([mean, tf.reshape(tf.transpose(sqrt, [1, 0, 2]), [M, L * M])], axis=1)
+    solved = tf.linalg.triangular_solve(chol_kuu, tf.broadcast_to(columns, [S, M, L + L * M]), lower=True)
+    return solved[:, :, :L], tf.reshape(solved[:, :, L:], [S, M, L, M])
+
+
+@check_shapes(
+    "projections.A: [S, M, N]",
+    "mean: [M, L]",
+    "sqrt: [L, M, M]",
+    "return[0]: [S, N, L]",
+    "return[1]: [S, N, L]",
+)
+def conditional_marginals(projections: PathProjections, mean: tf.Tensor, sqrt: tf.Tensor):
+    """Marginals of ∫ p(f(x) | F_S) N(F_S | mean, sqrt sqrtᵀ) dF_S on every path (module docstring),
+    as Aᵀ (Lk⁻¹ mean) and ‖(Lk⁻¹ sqrt_l)ᵀ A‖²: the solves touch M×M matrices, never M×N ones."""
+    chol_kuu, A, kff_diag = projections
+    S, M, L = tf.shape(A)[0], tf.shape(A)[1], tf.shape(mean)[1]
+    white_mean, white_sqrt = whiten(mean, sqrt, chol_kuu)
+    stacked = tf.reshape(white_sqrt, [S, M, L * M])
+    G = tf.linalg.matmul(stacked, A, transpose_a=True)  # [S, L·M, N]
+    posterior_var = tf.reduce_sum(tf.reshape(tf.square(G), [S, L, M, -1]), axis=2)
+    prior_var = kff_diag - tf.reduce_sum(tf.square(A), axis=1)
+    var = prior_var[:, :, None] + tf.linalg.matrix_transpose(posterior_var)
+    return tf.linalg.matmul(A, white_mean, transpose_a=True), var
+
+
+@check_shapes(
+    "mean: [M, L]",
+    "sqrt: [L, M, M]",
+    "log_det: []",
+    "chol_kuu: [S, M, M]",
+    "return: [S]",
+)
+def prior_kl(mean: tf.Tensor, sqrt: tf.Tensor, log_det: tf.Tensor, chol_kuu: tf.Tensor) -> tf.Tensor:
+    """Σ_l KL[N(mean_l, sqrt_l sqrt_lᵀ) ‖ N(0, Kuu_s)] on every path s, with ``log_det`` the sum
+    over l of log|sqrt_l sqrt_lᵀ|."""
+    white_mean, white_sqrt = whiten(mean, sqrt, chol_kuu)
+    trace_and_mahalanobis = tf.reduce_sum(tf.square(white_mean), axis=[1, 2]) + tf.reduce_sum(
+        tf.square(white_sqrt), axis=[1, 2, 3]
+    )
+    log_det_kuu = 2.0 * tf.reduce_sum(tf.math.log(tf.linalg.diag_part(chol_kuu)), axis=1)
+    L, M = tf.cast(tf.shape(sqrt)[0], mean.dtype), tf.cast(tf.shape(sqrt)[1], mean.dtype)
+    return 0.5 * (trace_and_mahalanobis - L * M + L * log_det_kuu - log_det)

@@ -1,0 +1,117 @@
+"""A subset-of-data GP layer (Jain, Srijith & Khan 2021): its inducing inputs are the first M rows
+of its own inputs on each path, and its only variational parameters are q(F_S) over them."""
+
+from typing import Optional, Tuple
+
+import gpflow
+import numpy as np
+import tensorflow as tf
+from check_shapes import check_shapes
+from gpflow.base import Parameter, TensorType
+from gpflow.config import default_float
+from gpflow.kernels import Kernel
+from gpflow.utilities import positive, triangular
+
+from .protocol import check_mode
+from .subset_conditionals import conditional_marginals, path_projections, prior_kl, subset_cholesky
+
+
+class SubsetLayer(gpflow.base.Module):
+    """L GPs sharing one kernel, with q(F_S,l) = N(μ_l, Σ_l) over their values at the subset.
+
+    The model's propagation carries [X_S; X] along the point axis: at the first layer the first
+    M rows are the fixed subset X_S, above it they are the subset's own samples Z_S from the layer
+    below on the same path, so each path has its own Kuu (eqs. 10, 13-16). The layer's outputs
+    are Z = F + ε with explicit noise ε ~ N(0, σ_l²) (eq. 3), added to the marginal variance.
+
+    :param kernel: a GPflow kernel shared by the L outputs (isotropic stationary kernels are
+        evaluated per path in one batch; others per path with ``tf.map_fn``).
+    :param num_subset: M, the subset size.
+    :param input_dim: D_in, the width of the layer's inputs.
+    :param output_dim: L, the layer's output width.
+    :param q_mu: initial μ ``[M, L]``; zeros by default.
+    :param q_sqrt: initial lower-triangular Cholesky factors of Σ ``[L, M, M]``; identities by default.
+    :param noise_variance: initial σ_l² between this layer and the next (trainable); None for no
+        noise (a last layer, whose noise is the likelihood's).
+    """
+
+    path_dependent = False
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        num_subset: int,
+        input_dim: int,
+        output_dim: int,
+        *,
+        q_mu: Optional[TensorType] = None,
+        q_sqrt: Optional[TensorType] = None,
+        noise_variance: Optional[float] = 1e-5,
+        name: Optional[str] = None,
+    ):
+        super().__init__(name=name)
+        if not isinstance(kernel, Kernel):
+            raise TypeError(f"kernel must be a gpflow.kernels.Kernel, got {type(kernel).__name__}")
+        self.kernel = kernel
+        self.num_subset, self.input_dim, self.output_dim = int(num_subset), int(input_dim), int(output_dim)
+        M, L = self.num_subset, self.output_dim
+        self.q_mu = Parameter(np.zeros((M, L)) if q_mu is None else q_mu, dtype=default_float(), name="q_mu")
+        q_sqrt = np.tile(np.eye(M)[None], (L, 1, 1)) if q_sqrt is None else q_sqrt
+        self.q_sqrt = Parameter(q_sqrt, transform=triangular(), dtype=default_float(), name="q_sqrt")
+        for label, value, shape in (("q_mu", self.q_mu, (M, L)), ("q_sqrt", self.q_sqrt, (L, M, M))):
+            if tuple(value.shape) != shape:
+                raise ValueError(f"{label} must have shape {list(shape)}, got {list(value.shape)}")
+        self.noise_variance = None
+        if noise_variance is not None:
+            self.noise_variance = Parameter(noise_variance, transform=positive(), dtype=default_float(), name="noise")
+
+    @check_shapes(
+        "return[0]: [M, L]",
+        "return[1]: [L, M, M]",
+        "return[2]: []",
+    )
+    def posterior_over_subset(self) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+        """The distribution over F_S used by marginals and KL: mean ``[M, L]``, a square root of
+        its covariance ``[L, M, M]`` and Σ_l log|Σ_l| ``[]``; here q(F_S) itself."""
+        log_det = tf.reduce_sum(tf.math.log(tf.square(tf.linalg.diag_part(self.q_sqrt))))
+        return tf.convert_to_tensor(self.q_mu), tf.convert_to_tensor(self.q_sqrt), log_det
+
+    @check_shapes(
+        "inputs: [S, N, D]",
+        "return[0]: [S, N, L]",
+        "return[1]: [S, N, L]",
+    )
+    def marginals(self, inputs: TensorType, *, seed=None, mode: str = "posterior") -> Tuple[tf.Tensor, tf.Tensor]:
+        """Mean and variance of Z = F + ε at every path's inputs, whose first M rows are that
+        path's subset (``seed`` unused: the layer draws nothing of its own)."""
+        check_mode(self, mode)
+        inputs = tf.convert_to_tensor(inputs)
+        mean, var = conditional_marginals(
+            path_projections(self.kernel, inputs, self.num_subset), *self.posterior_over_subset()[:2]
+        )
+        if self.noise_variance is not None:
+            var = var + self.noise_variance
+        return mean, var
+
+    @check_shapes(
+        "inputs: [S, N, D]",
+        "return: []",
+    )
+    def regulariser(self, inputs: Optional[TensorType] = None) -> tf.Tensor:
+        """(1/S) Σ_s KL[q(F_S) ‖ p(F_S | Z_S,s)]: the KL against the prior at each path's subset
+        inputs (the first M rows of ``inputs``), a Monte Carlo expectation beyond the first layer."""
+        if inputs is None:
+            raise ValueError(f"{type(self).__name__}.regulariser needs the inputs the layer saw on the paths")
+        inputs = tf.convert_to_tensor(inputs)
+        chol_kuu = subset_cholesky(self.kernel, inputs[:, : self.num_subset])
+        return tf.reduce_mean(prior_kl(*self.posterior_over_subset(), chol_kuu))
+
+    def natural_gradient_parameters(self):
+        """``[(q_mu, q_sqrt)]``, the Gaussian q(F_S)."""
+        return [(self.q_mu, self.q_sqrt)]
+
+    def monitored_scalars(self):
+        """The inter-layer noise variance, for TensorBoard (the KL depends on the sampled subset)."""
+        return (
+            {} if self.noise_variance is None else {"noise_variance": lambda: tf.convert_to_tensor(self.noise_variance)}
+        )

@@ -1,0 +1,33 @@
+"""The example scripts run end to end in their ``--quick`` form and save their figure."""
+
+import os
+import runpy
+import sys
+
+import pytest
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+QUICK_EXAMPLES = (
+    "step_function.py",
+    "heteroscedastic.py",
+    "binary_classification.py",
+    "classification.py",
+    "custom_training_loop.py",
+)
+
+
+@pytest.mark.parametrize("script", QUICK_EXAMPLES)
+def test_example_saves_its_figure(script, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    output = tmp_path / "figure.png"
+    monkeypatch.setattr(sys, "argv", [script, "--quick", "--output", str(output)])
+    runpy.run_path(os.path.join(EXAMPLES, script), run_name="__main__")
+    assert output.read_bytes()[:4] == b"\x89PNG"
+    assert f"wrote {output}" in capsys.readouterr().out
+
+
+def test_custom_loop_writes_tensorboard_events(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["custom_training_loop.py", "--quick", "--log-dir", "logs"])
+    runpy.run_path(os.path.join(EXAMPLES, "custom_training_loop.py"), run_name="__main__")
+    assert any(name.startswith("events.out.tfevents") for name in os.listdir(tmp_path / "logs"))
