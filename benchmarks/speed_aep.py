@@ -21,23 +21,15 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import tensorflow as tf  # noqa: E402
-from gpflow.keras import tf_keras  # noqa: E402
 
 import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, machine, versions  # noqa: E402
+from benchmarks.common import RESULTS_DIR, append_result, compiled_adam_step, machine, versions  # noqa: E402
 
 BUILDERS = {
     "aep_monte_carlo": lambda data: gd.build_aep_dgp(*data, 2),
     "aep_moment_matching": lambda data: gd.build_aep_dgp(*data, 2, propagation="moment_matching"),
     "deep_gp": lambda data: gd.build_deep_gp(*data, 2),
 }
-
-
-def compiled_step(model, data):
-    """One compiled full-batch Adam step on the model's training loss."""
-    optimizer = tf_keras.optimizers.Adam(0.01)
-    loss = model.training_loss_closure(data, compile=False)
-    return tf.function(lambda: optimizer.minimize(loss, model.trainable_variables))
 
 
 def cpu_seconds_per_step(step, steps: int) -> float:
@@ -60,7 +52,7 @@ def main() -> None:
     part = gd.datasets.uci_split(gd.datasets.load(args.dataset), 0)
     data = (part.X_train, part.Y_train)
     data = tuple(tf.constant(array) for array in data)
-    steps = {name: compiled_step(build((part.X_train, part.Y_train)), data) for name, build in BUILDERS.items()}
+    steps = {name: compiled_adam_step(build((part.X_train, part.Y_train)), data) for name, build in BUILDERS.items()}
     for step in steps.values():
         step()
     times = {name: [] for name in steps}

@@ -20,19 +20,11 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import tensorflow as tf  # noqa: E402
-from gpflow.keras import tf_keras  # noqa: E402
 
 import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, machine, versions  # noqa: E402
+from benchmarks.common import RESULTS_DIR, append_result, compiled_adam_step, machine, versions  # noqa: E402
 
 SUBSET_SIZES = {"boston": 50, "concrete": 100}  # the paper's M (benchmarks/uci.py, sod2)
-
-
-def compiled_step(model, data):
-    """One Adam step on the model's training loss, compiled."""
-    optimizer = tf_keras.optimizers.Adam(0.01)
-    loss = model.training_loss_closure(data)
-    return tf.function(lambda: optimizer.minimize(loss, model.trainable_variables))
 
 
 def seconds_per_step(step, steps: int) -> float:
@@ -63,7 +55,7 @@ def main():
             "sod": gd.build_sod_dgp(part.X_train, part.Y_train, 2, M, num_samples=args.num_samples),
             "dsvi": gd.build_deep_gp(part.X_train, part.Y_train, 2, num_inducing=M, num_samples=args.num_samples),
         }
-        steps = {name: compiled_step(model, data) for name, model in models.items()}
+        steps = {name: compiled_adam_step(model, data) for name, model in models.items()}
         for step in steps.values():
             step()  # tracing
         times = {name: [] for name in models}
