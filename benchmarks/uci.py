@@ -7,14 +7,10 @@ on boston, splits 0-4, 20,000 full-batch Adam steps)::
 
     python benchmarks/uci.py --dataset boston --model dgp2 --splits 0-4 --iterations 20000
 
-Models (``--model``):
-
-- ``sgp``, ``dgp2``, ``dgp3``: ``DeepGP`` with 1-3 layers, ``build_deep_gp`` defaults (M=100);
-- ``dspp2``: a 2-layer ``DSPP`` (M=100, width 3, S=10) with the paper's protocol: β from
-  {0.01, 0.05, 0.2, 1.0} on a validation part of 1/6 of the training split (15:3:2 overall), early
-  stopping on it (``select_beta``);
-- ``dspp2-gpytorch-setup``: a 2-layer ``DSPP`` as in the GPyTorch comparison (M=100, width 3, S=8,
-  fixed ``--beta``, no validation, no early stopping).
+Models (``--model``): every entry of ``gpflow_deep.benchmarking.PROTOCOL_MODELS`` (``sgp``,
+``dgp2``, ``dgp3``, ``dspp2``, ``rf2``, ``aep2``, ``sod2``: each its paper's setting, also run by
+``gpflow-deep benchmark``), and ``dspp2-gpytorch-setup``: a 2-layer ``DSPP`` as in the GPyTorch
+comparison (M=100, width 3, S=8, fixed ``--beta``, no validation, no early stopping).
 
 Implementations (``--implementation``): ``gpflow_deep``; ``gpflux`` (GPflux's DeepGP with the
 identical architecture and initial values, ``peers/gpflux_dgp.py``); ``gpflux-builder`` (GPflux's
@@ -34,14 +30,17 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import gpflow_deep as gd  # noqa: E402
 from benchmarks.common import RESULTS_DIR, append_result, first, machine, parse_splits, read_results, versions  # noqa: E402
+from gpflow_deep import benchmarking  # noqa: E402
 
 DEEP_GP_LAYERS = {"sgp": 1, "dgp2": 2, "dgp3": 3}
 GPYTORCH_SETUP = dict(num_inducing=100, hidden_width=3, num_sigma_points=8)
-PAPER_BATCH = 10_000  # full batch below this many points
+PEER_MODELS = (*DEEP_GP_LAYERS, "dspp2-gpytorch-setup")
 
 
 def run_keys(args, split: int) -> dict:
     """What identifies a run in the results file (a split already there is skipped)."""
+    if not peer_run(args):
+        return benchmarking.run_keys(args.model, args.dataset, split, args.iterations, args.batch_size)
     keys = dict(
         dataset=args.dataset,
         model=args.model,
@@ -55,13 +54,14 @@ def run_keys(args, split: int) -> dict:
     return keys
 
 
-def _deep_gp(args, part, train, batch):
-    """``sgp``, ``dgp2``, ``dgp3``: ``build_deep_gp`` defaults, or a GPflux peer of the same model."""
-    test = (part.X_test, part.Y_test)
-    if args.implementation == "gpflow_deep":
-        model = gd.build_deep_gp(*train, DEEP_GP_LAYERS[args.model], seed=args.seed)
-        result = gd.fit(model, train, args.iterations, batch_size=batch, seed=args.seed, progress=False)
-        return result.seconds, gd.metrics.evaluate(model, *test, part.y_std, num_samples=100, seed=args.seed), {}
+def peer_run(args) -> bool:
+    """Whether the run is a peer's (GPflux, GPyTorch) or the GPyTorch comparison's setup, which
+    this script runs itself; every other run is the package's protocol."""
+    return args.implementation != "gpflow_deep" or args.model == "dspp2-gpytorch-setup"
+
+
+def _gpflux_deep_gp(args, part, train, batch):
+    """GPflux's DeepGP mirroring ``build_deep_gp`` (``gpflux``) or from GPflux's own builder."""
     from benchmarks.peers import gpflux_dgp
 
     if args.implementation == "gpflux":
@@ -69,23 +69,7 @@ def _deep_gp(args, part, train, batch):
     else:
         dgp = gpflux_dgp.own_builder(part.X_train, DEEP_GP_LAYERS[args.model])
     seconds = gpflux_dgp.train_keras(dgp, *train, args.iterations, batch)
-    return seconds, gpflux_dgp.evaluate(dgp, *test, part.y_std, num_samples=100), {}
-
-
-def _dspp_protocol(args, part, train, batch):
-    """``dspp2``: β and early stopping on a validation part (``select_beta``)."""
-    began = time.perf_counter()
-    selection = gd.select_beta(
-        *train,
-        iterations=args.iterations,
-        batch_size=batch,
-        seed=args.seed,
-        progress=False,
-        builder_options=dict(num_inducing=100, hidden_width=3, num_sigma_points=10),
-    )
-    seconds, model = time.perf_counter() - began, selection.model
-    extra = dict(beta=selection.beta, best_iteration=selection.fits[selection.beta].best_iteration)
-    return seconds, gd.metrics.evaluate(model, part.X_test, part.Y_test, part.y_std), extra
+    return seconds, gpflux_dgp.evaluate(dgp, part.X_test, part.Y_test, part.y_std, num_samples=100), {}
 
 
 def _dspp_gpytorch_setup(args, part, train, batch):
@@ -105,65 +89,25 @@ def _dspp_gpytorch_setup(args, part, train, batch):
     return result.seconds, gd.metrics.evaluate(model, *test, part.y_std), extra
 
 
-def _sod_dgp(args, part, train, batch):
-    """``sod2``: a 2-layer ``SoDDGP`` with the paper's settings: a k-means subset of M=50 on boston
-    and 100 on concrete (the builder's default elsewhere), 10 training and 50 test paths."""
-    subset_size = {"boston": 50, "concrete": 100}.get(args.dataset)
-    model = gd.build_sod_dgp(*train, 2, subset_size, seed=args.seed)
-    result = gd.fit(model, train, args.iterations, batch_size=batch, seed=args.seed, progress=False)
-    scores = gd.metrics.evaluate(model, part.X_test, part.Y_test, part.y_std, num_samples=50, seed=args.seed)
-    extra = dict(subset_size=model.num_subset, seconds_per_iteration=result.seconds_per_iteration)
-    return result.seconds, scores, extra
-
-
-def _random_feature_dgp(args, part, train, batch):
-    """``rf2``: DGP-RBF in the paper's UCI setting (Cutajar et al. 2017): one hidden layer of 3 GPs,
-    100 random features, Ω var-fixed, Θ fixed for the first 3/5 of the run (12,000 of 20,000),
-    Adam 0.01; run it with ``--batch-size 200``. One Monte Carlo path in training (the paper's
-    switch to 100 halfway costs ~0.6 s a step on 2 cores: see docs/random_features.md), 100 at test."""
-    model = gd.build_random_feature_dgp(*train, 2, seed=args.seed)
-    fixed_for = args.iterations * 3 // 5
-    options = dict(batch_size=batch, seed=args.seed, progress=False, fixed_hyperparameters_for=fixed_for)
-    result = gd.fit(model, train, args.iterations, **options)
-    scores = gd.metrics.evaluate(model, part.X_test, part.Y_test, part.y_std, num_samples=100, seed=args.seed)
-    extra = dict(fixed_hyperparameters_for=fixed_for, seconds_per_iteration=result.seconds_per_iteration)
-    return result.seconds, scores, extra
-
-
-def _aep_dgp(args, part, train, batch):
-    """``aep2``: a 2-layer ``AEPDGP`` (``build_aep_dgp`` defaults: M=100, S=20 Monte Carlo paths
-    through the cavities in training, 100 through the posteriors for the test scores)."""
-    model = gd.build_aep_dgp(*train, 2, seed=args.seed)
-    result = gd.fit(model, train, args.iterations, batch_size=batch, seed=args.seed, progress=False)
-    scores = gd.metrics.evaluate(model, part.X_test, part.Y_test, part.y_std, num_samples=100, seed=args.seed)
-    return result.seconds, scores, dict(seconds_per_iteration=result.seconds_per_iteration)
-
-
-# --model name -> runner(args, part, train, batch) -> (train seconds, test scores, extra record fields).
-# A new model joins the benchmarks with one entry here.
-RUNNERS = {
-    **{name: _deep_gp for name in DEEP_GP_LAYERS},
-    "dspp2": _dspp_protocol,
-    "dspp2-gpytorch-setup": _dspp_gpytorch_setup,
-    "sod2": _sod_dgp,
-    "rf2": _random_feature_dgp,
-    "aep2": _aep_dgp,
-}
-
-
 def run_split(args, split: int) -> dict:
     """Train and score one split; returns the result record."""
+    if not peer_run(args):
+        return benchmarking.run_split(args.model, args.dataset, split, args.iterations, args.batch_size, args.seed)
+    keys = run_keys(args, split)
     part = gd.datasets.uci_split(gd.datasets.load(args.dataset), split)
     train = (part.X_train, part.Y_train)
-    batch = None if args.batch_size >= len(part.X_train) else args.batch_size
-    seconds, scores, extra = RUNNERS[args.model](args, part, train, batch)
+    batch = None if keys["batch_size"] >= len(part.X_train) else keys["batch_size"]
+    runner = _dspp_gpytorch_setup if args.model == "dspp2-gpytorch-setup" else _gpflux_deep_gp
+    seconds, scores, extra = runner(args, part, train, batch)
     return dict(
-        run_keys(args, split),
+        keys,
         effective_batch=batch or len(part.X_train),
         test_log_likelihood=scores["log_likelihood"],
         test_rmse=scores["rmse"],
         test_crps=scores.get("crps"),
         train_seconds=seconds,
+        machine=machine(),
+        versions=versions(),
         **extra,
     )
 
@@ -171,13 +115,15 @@ def run_split(args, split: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", required=True, choices=gd.datasets.DATASETS)
-    parser.add_argument("--model", required=True, choices=sorted(RUNNERS))
+    parser.add_argument(
+        "--model", required=True, choices=sorted([*benchmarking.PROTOCOL_MODELS, "dspp2-gpytorch-setup"])
+    )
     parser.add_argument(
         "--implementation", default="gpflow_deep", choices=["gpflow_deep", "gpflux", "gpflux-builder", "gpytorch"]
     )
     parser.add_argument("--splits", default="0-19")
-    parser.add_argument("--iterations", type=int, default=20_000)
-    parser.add_argument("--batch-size", type=int, default=PAPER_BATCH)
+    parser.add_argument("--iterations", type=int, default=None, help="default: the model's paper setting")
+    parser.add_argument("--batch-size", type=int, default=None, help="default: the model's paper setting")
     parser.add_argument("--beta", type=float, default=1.0, help="KL weight of dspp2-gpytorch-setup")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "uci.jsonl"))
@@ -187,6 +133,9 @@ def main() -> None:
         parser.error("--implementation gpytorch runs --model dspp2-gpytorch-setup")
     if args.implementation.startswith("gpflux") and args.model not in DEEP_GP_LAYERS:
         parser.error("GPflux runs the DeepGP models (sgp, dgp2, dgp3)")
+    if peer_run(args):
+        args.iterations = args.iterations or benchmarking.protocol.PAPER_ITERATIONS
+        args.batch_size = args.batch_size or benchmarking.protocol.PAPER_BATCH
     if args.threads:
         import tensorflow as tf
 
@@ -200,14 +149,12 @@ def main() -> None:
             torch.set_num_threads(args.threads)
 
     done = read_results(args.results)
-    where = machine()
     for split in parse_splits(args.splits):
         if first(done, run_keys(args, split)) is not None:
             print(f"split {split}: already in {args.results}, skipped")
             continue
         began = time.perf_counter()
-        record = run_split(args, split)
-        record.update(machine=where, versions=versions(), command=" ".join(sys.argv))
+        record = dict(run_split(args, split), command=" ".join(sys.argv))
         append_result(args.results, record)
         print(
             f"split {split}: test log-lik {record['test_log_likelihood']:.3f}  RMSE {record['test_rmse']:.3f}  "

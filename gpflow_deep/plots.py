@@ -5,6 +5,7 @@ from typing import Dict, Sequence
 import numpy as np
 
 RELIABILITY_BINS = 10
+PANELS_PER_ROW = 3
 
 
 def _pyplot():
@@ -63,11 +64,17 @@ def reliability_plot(path: str, confidence: np.ndarray, correct: np.ndarray, tit
 
 
 def predictions_plot(path: str, results: Dict[str, Dict[str, np.ndarray]], units: str = "") -> None:
-    """One panel per model: predictive mean with its central 90% interval against the target,
-    points sorted by target."""
+    """One panel per model (three to a row): predictive mean with its central 90% interval against
+    the target, points sorted by target."""
     plt = _pyplot()
-    figure, axes = plt.subplots(1, len(results), figsize=(4.2 * len(results), 4), squeeze=False, sharey=True)
-    for axis, (name, result) in zip(axes[0], results.items()):
+    columns = min(len(results), PANELS_PER_ROW)
+    rows = -(-len(results) // columns)
+    figure, axes = plt.subplots(
+        rows, columns, figsize=(4.2 * columns, 4 * rows), squeeze=False, sharex=True, sharey=True
+    )
+    for axis in axes.flat[len(results) :]:
+        axis.set_visible(False)
+    for axis, (name, result) in zip(axes.flat, results.items()):
         y = result["y"]
         order = np.argsort(y)
         low, high = result["lower"][order], result["upper"][order]
@@ -78,7 +85,8 @@ def predictions_plot(path: str, results: Dict[str, Dict[str, np.ndarray]], units
         inside = np.mean((low <= y[order]) & (y[order] <= high))
         axis.set_title(f"{name}: {100 * inside:.0f}% inside")
         axis.set_xlabel(f"target {units}".strip())
-    axes[0, 0].set_ylabel(f"prediction {units}".strip())
+    for axis in axes[:, 0]:
+        axis.set_ylabel(f"prediction {units}".strip())
     axes[0, 0].legend(loc="upper left")
     figure.tight_layout()
     figure.savefig(path, dpi=110)

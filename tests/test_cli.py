@@ -14,9 +14,9 @@ def test_demo_trains_and_reports(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "concrete: 927 training and 103 test points" in out
     header = next(line for line in out.splitlines() if line.startswith("model"))
-    assert header.split() == ["model", "log-lik", "RMSE", "CRPS", "90%", "cov", "train", "s", "ms/step"]
+    assert header.split() == ["model", "log-lik", "RMSE", "CRPS", "90%", "cov", "steps", "train", "s", "ms/step"]
     table = [line for line in out.splitlines() if line.startswith(("sparse variational GP", "DeepGP, 2 layers"))]
-    assert len(table) == 2 and all(line.split()[-3].endswith("%") for line in table)
+    assert len(table) == 2 and all(line.split()[-4].endswith("%") and line.split()[-3] == "30" for line in table)
     assert f"TensorBoard logs: {tmp_path}" in out and f"90% intervals: {tmp_path / 'predictions.png'}" in out
     assert (tmp_path / "sgp").is_dir() and (tmp_path / "dgp2").is_dir()
     assert (tmp_path / "predictions.png").read_bytes()[:4] == b"\x89PNG"
@@ -32,7 +32,7 @@ def test_console_entry_point_help():
     assert result.returncode == 0 and "--iterations" in result.stdout
 
 
-@pytest.mark.parametrize("command", ["demo", "fit", "predict", "evaluate"])
+@pytest.mark.parametrize("command", ["demo", "fit", "predict", "evaluate", "benchmark"])
 def test_every_subcommand_has_help_with_an_example(command, capsys):
     assert main([command, "--help"]) == 0
     out = capsys.readouterr().out
@@ -54,7 +54,10 @@ def test_console_script_is_quiet_and_errors_in_one_line(tmp_path):
     assert result.stderr == f"gpflow-deep fit: error: {tmp_path / 'nope.csv'}: no such file\n"
 
 
-def test_demo_shares_its_step_budget_among_many_models():
-    from gpflow_deep.demo import default_iterations
+def test_demo_runs_every_model_of_the_package_by_default():
+    from gpflow_deep.demo import DEFAULT_MODELS, DEMO_MODELS
 
-    assert default_iterations(3) == 3000 and default_iterations(6) == 1500 and default_iterations(7) == 1285
+    descriptions = " ".join(DEMO_MODELS[name].description for name in DEFAULT_MODELS)
+    for model in ("DeepGP", "DSPP", "RandomFeatureDGP", "AEPDGP", "SoD-DGP"):
+        assert model in descriptions
+    assert all(0 < DEMO_MODELS[name].steps <= 3000 for name in DEMO_MODELS)

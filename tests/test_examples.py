@@ -13,6 +13,9 @@ QUICK_EXAMPLES = (
     "binary_classification.py",
     "classification.py",
     "custom_training_loop.py",
+    "bimodal.py",
+    "random_features.py",
+    "subset_of_data.py",
 )
 
 

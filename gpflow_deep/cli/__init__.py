@@ -1,4 +1,4 @@
-"""The ``gpflow-deep`` command: ``demo``, ``fit``, ``predict`` and ``evaluate``.
+"""The ``gpflow-deep`` command: ``demo``, ``fit``, ``predict``, ``evaluate`` and ``benchmark``.
 
 Quiet by default: TensorFlow's Python loggers and warnings are silenced (``--verbose`` brings them
 back, with this package's INFO messages). The console script ``gpflow-deep``
@@ -12,10 +12,10 @@ import sys
 import warnings
 from typing import List, Optional
 
-from . import demo, evaluate, fit, predict
+from . import benchmark, demo, evaluate, fit, predict
 from .parsing import CommandError, OneLineErrorParser
 
-SUBCOMMANDS = (demo, fit, predict, evaluate)
+SUBCOMMANDS = (demo, fit, predict, evaluate, benchmark)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("-v", "--verbose", action="store_true", help="show TensorFlow's messages and INFO logs")
     parser = OneLineErrorParser(
         prog="gpflow-deep",
-        description="Deep Gaussian processes for GPflow: train on a table, predict, evaluate, or run the demo.",
+        description="Deep Gaussian processes for GPflow: fit, predict, evaluate on a table; the demo; the benchmark.",
         epilog="run 'gpflow-deep COMMAND --help' for each command's options and an example",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=OneLineErrorParser)

@@ -29,7 +29,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         help=f"comma-separated, from: {', '.join(DEMO_MODELS)} (default: %(default)s)",
     )
     parser.add_argument(
-        "--iterations", type=int, default=None, help="training steps per model (default: 3000, fewer for many models)"
+        "--iterations", type=int, default=None, help="training steps per model (default: each model's own, 1000-3000)"
     )
     parser.add_argument("--full", action="store_true", help=f"the papers' {FULL_ITERATIONS} steps per model (slow)")
     parser.add_argument("--split", type=int, default=0, help="the 90/10 split (its random seed)")

@@ -4,6 +4,8 @@ import sys
 import time
 from typing import Optional, TextIO
 
+from ..training.progress import time_left
+
 
 class RowProgress:
     """``label: done/total rows, N s left``, redrawn on a terminal, silent elsewhere."""
@@ -22,7 +24,7 @@ class RowProgress:
         width = 30
         filled = int(width * done / max(self.total, 1))
         bar = "#" * filled + "." * (width - filled)
-        self.stream.write(f"\r{self.label} [{bar}] {done}/{self.total} rows, {left:.0f} s left ")
+        self.stream.write(f"\r{self.label} [{bar}] {done}/{self.total} rows, {time_left(left)} ")
         if done >= self.total:
             self.stream.write("\n")
         self.stream.flush()

@@ -1,4 +1,4 @@
-"""A one-line progress report for training loops: iteration, running objective, speed."""
+"""A one-line progress report for training loops: iteration, running objective, speed, time left."""
 
 import sys
 import time
@@ -6,8 +6,8 @@ from typing import Optional, TextIO
 
 
 class Progress:
-    """Reports ``iteration/total``, the running objective and the iterations per second since
-    the previous report.
+    """Reports ``iteration/total``, the running objective, the iterations per second since the
+    previous report and the time left at the average speed so far.
 
     On a terminal the line is redrawn at most every ``interval`` seconds; elsewhere (logs, CI) a
     line is printed at every tenth of the run. The caller asks :meth:`due` and only then fetches
@@ -20,7 +20,8 @@ class Progress:
         self.interactive = self.stream.isatty()
         self.interval = interval
         self._tenth = max(1, (total - start) // 10)
-        self._last_time, self._last_iteration = time.perf_counter(), start
+        self._began = self._last_time = time.perf_counter()
+        self._last_iteration = start
         self._next = start + self._tenth
 
     def due(self, iteration: int) -> bool:
@@ -35,8 +36,11 @@ class Progress:
         """Write the line for ``iteration``; ``objective`` is the mean since the last report."""
         now = time.perf_counter()
         rate = (iteration - self._last_iteration) / max(now - self._last_time, 1e-9)
+        left = (now - self._began) / max(iteration - self.start, 1) * (self.total - iteration)
         end = "\r" if self.interactive else "\n"
-        self.stream.write(f"iteration {iteration}/{self.total}  objective {objective:.6g}  {rate:.0f} it/s{end}")
+        self.stream.write(
+            f"iteration {iteration}/{self.total}  objective {objective:.6g}  {rate:.0f} it/s  {time_left(left)}{end}"
+        )
         self.stream.flush()
         self._last_time, self._last_iteration = now, iteration
         while self._next <= iteration:
@@ -47,3 +51,12 @@ class Progress:
         if self.interactive:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def time_left(seconds: float) -> str:
+    """``'42 s left'``, ``'7 min left'`` or ``'2.5 h left'``."""
+    if seconds < 120:
+        return f"{seconds:.0f} s left"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min left"
+    return f"{seconds / 3600:.1f} h left"

@@ -1,0 +1,57 @@
+"""Subset-of-data deep GPs (Jain, Srijith & Khan 2021): inducing inputs that are training points.
+
+A 2-layer ``SoDDGP`` on a 1-D signal whose frequency grows along x. Its first layer's inducing
+inputs are a fixed k-means subset of the training inputs (marked), never optimised; the second
+layer's are that subset's own samples from the first, drawn afresh on every path. Beside it a
+2-layer ``DeepGP`` with as many inducing points, which trains their locations and more
+variational parameters. Writes subset_of_data.png.
+
+    python examples/subset_of_data.py [--quick] [--output subset_of_data.png]
+"""
+
+import argparse
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+import gpflow_deep as gd  # noqa: E402
+
+SUBSET_SIZE = 25
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a few steps only (for the tests)")
+    parser.add_argument("--output", default="subset_of_data.png")
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    X = np.sort(rng.uniform(0, 3, (150, 1)), axis=0)
+    Y = np.sin(X**2.2) + 0.1 * rng.normal(size=X.shape)
+    grid = np.linspace(-0.2, 3.2, 200)[:, None]
+    iterations = 20 if args.quick else 3000
+
+    sod = gd.build_sod_dgp(X, Y, 2, SUBSET_SIZE, hidden_width=1, seed=0)
+    dgp = gd.build_deep_gp(X, Y, 2, num_inducing=SUBSET_SIZE, hidden_width=1, seed=0)
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for axis, name, model in zip(axes, ("SoDDGP", "DeepGP"), (sod, dgp)):
+        gd.fit(model, (X, Y), iterations, seed=0, progress=False)
+        mean, var = (v.numpy()[:, 0] for v in model.predict_y(grid, num_samples=50, seed=0))
+        lpd = float(np.mean(model.predict_log_density((X, Y), num_samples=50, seed=0)))
+        axis.fill_between(grid[:, 0], mean - 2 * np.sqrt(var), mean + 2 * np.sqrt(var), alpha=0.2)
+        axis.plot(grid[:, 0], mean, lw=1.5)
+        axis.plot(X, Y, ".", color="C3", ms=3)
+        parameters = sum(int(np.prod(v.shape)) for v in model.trainable_variables)
+        axis.set_title(f"{name}: log-density {lpd:.2f}/point, {parameters} trainable numbers")
+    subset = sod.subset_inputs.numpy()[:, 0]
+    axes[0].plot(subset, np.full_like(subset, axes[0].get_ylim()[0]), "k|", ms=12, label="the subset (fixed)")
+    axes[0].legend(loc="upper left")
+    figure.tight_layout()
+    figure.savefig(args.output, dpi=120)
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()

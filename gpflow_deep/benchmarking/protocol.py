@@ -1,0 +1,196 @@
+"""The papers' UCI regression protocol, one split at a time, for every model of the package.
+
+20 random 90/10 splits (split i uses seed i), X and y standardised with the training part's
+statistics, test log-likelihood (log of the predictive mixture: S Monte Carlo paths, or the exact
+finite mixture of DSPP) and RMSE in original units. Each entry of :data:`PROTOCOL_MODELS` is its
+paper's setting; a new model joins the benchmark with one entry.
+"""
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Callable, Dict, Optional, Tuple
+
+import numpy as np
+
+from .. import datasets, metrics
+from ..builders import build_aep_dgp, build_deep_gp, build_random_feature_dgp, build_sod_dgp
+from ..model_selection import select_beta
+from ..models import DeepMixtureModel
+from ..training import fit
+from .machine import machine, versions
+
+PAPER_ITERATIONS = 20_000
+PAPER_BATCH = 10_000  # full batch below this many points
+
+
+@dataclass(frozen=True)
+class Run:
+    """One training run of the protocol: the standardised training split and the settings."""
+
+    X: np.ndarray
+    Y: np.ndarray
+    dataset: str
+    iterations: int
+    batch_size: Optional[int]  # None for full batch
+    seed: int
+    progress: bool
+
+
+@dataclass(frozen=True)
+class ProtocolModel:
+    """A model in its paper's setting: ``train(run) -> (model, extra record fields)``.
+
+    ``batch_size`` is the paper's minibatch; the default length is ``iterations`` steps, or
+    ``epochs`` passes over the training split if given;
+    ``test_samples`` is S for the test scores (None: the model's mixture is exact).
+    """
+
+    description: str
+    train: Callable[[Run], Tuple[DeepMixtureModel, Dict]]
+    batch_size: int = PAPER_BATCH
+    iterations: int = PAPER_ITERATIONS
+    epochs: Optional[int] = None
+    test_samples: Optional[int] = 100
+
+    def default_iterations(self, num_train: int) -> int:
+        """The paper's run length for ``num_train`` training points."""
+        if self.epochs is None:
+            return self.iterations
+        return self.epochs * math.ceil(num_train / min(self.batch_size, num_train))
+
+
+def _fit(model: DeepMixtureModel, run: Run, **options):
+    return fit(
+        model,
+        (run.X, run.Y),
+        run.iterations,
+        batch_size=run.batch_size,
+        seed=run.seed,
+        progress=run.progress,
+        **options,
+    )
+
+
+def _deep_gp(num_layers: int) -> Callable[[Run], Tuple[DeepMixtureModel, Dict]]:
+    def train(run: Run):
+        """``build_deep_gp`` defaults (M=100, the paper's initialisation)."""
+        model = build_deep_gp(run.X, run.Y, num_layers, seed=run.seed)
+        _fit(model, run)
+        return model, {}
+
+    return train
+
+
+def _dspp(run: Run):
+    """β from {0.01, 0.05, 0.2, 1.0} on a validation part of 1/6 of the training split (15:3:2
+    overall), early stopping on it (``select_beta``); M=100, width 3, S=10; at most 5,000 steps."""
+    builder_options = dict(num_inducing=100, hidden_width=3, num_sigma_points=10)
+    selection = select_beta(
+        run.X,
+        run.Y,
+        iterations=run.iterations,
+        batch_size=run.batch_size,
+        seed=run.seed,
+        progress=run.progress,
+        builder_options=builder_options,
+    )
+    chosen = selection.fits[selection.beta]
+    return selection.model, dict(beta=selection.beta, best_iteration=chosen.best_iteration)
+
+
+def _sod_dgp(run: Run):
+    """A k-means subset of M=50 on boston and 100 on concrete (the builder's default elsewhere),
+    10 training paths."""
+    subset_size = {"boston": 50, "concrete": 100}.get(run.dataset)
+    model = build_sod_dgp(run.X, run.Y, 2, subset_size, seed=run.seed)
+    result = _fit(model, run)
+    return model, dict(subset_size=model.num_subset, seconds_per_iteration=result.seconds_per_iteration)
+
+
+def _random_feature_dgp(run: Run):
+    """DGP-RBF: one hidden layer of 3 GPs, 100 features, Ω var-fixed, Θ fixed for the first 3/5 of
+    the run; one Monte Carlo path in training (the paper switches to 100 halfway)."""
+    fixed_for = run.iterations * 3 // 5
+    model = build_random_feature_dgp(run.X, run.Y, 2, seed=run.seed)
+    result = _fit(model, run, fixed_hyperparameters_for=fixed_for)
+    return model, dict(fixed_hyperparameters_for=fixed_for, seconds_per_iteration=result.seconds_per_iteration)
+
+
+def _aep_dgp(run: Run):
+    """``build_aep_dgp`` defaults (M=100, S=20 cavity paths per step), the public code's minibatch
+    of 100 and its 1,000 epochs."""
+    model = build_aep_dgp(run.X, run.Y, 2, seed=run.seed)
+    result = _fit(model, run)
+    return model, dict(seconds_per_iteration=result.seconds_per_iteration)
+
+
+PROTOCOL_MODELS: Dict[str, ProtocolModel] = {
+    "sgp": ProtocolModel("DeepGP, 1 layer (SVGP)", _deep_gp(1)),
+    "dgp2": ProtocolModel("DeepGP, 2 layers (DSVI)", _deep_gp(2)),
+    "dgp3": ProtocolModel("DeepGP, 3 layers (DSVI)", _deep_gp(3)),
+    "dspp2": ProtocolModel(
+        "DSPP, 2 layers (β and early stopping on validation)", _dspp, iterations=5000, test_samples=None
+    ),
+    "rf2": ProtocolModel("RandomFeatureDGP, 1 hidden layer (DGP-RBF)", _random_feature_dgp, batch_size=200),
+    "aep2": ProtocolModel("AEPDGP, 2 layers (Monte Carlo)", _aep_dgp, batch_size=100, epochs=1000),
+    "sod2": ProtocolModel("SoDDGP, 2 layers", _sod_dgp, test_samples=50),
+}
+
+
+def run_keys(
+    model: str, dataset: str, split: int, iterations: Optional[int] = None, batch_size: Optional[int] = None
+) -> Dict:
+    """What identifies a run in a result file (a run already there is not repeated), with the
+    model's paper settings for the ``iterations`` and ``batch_size`` not given."""
+    if model not in PROTOCOL_MODELS:
+        raise ValueError(f"model: unknown {model!r}; choose from {', '.join(PROTOCOL_MODELS)}")
+    spec = PROTOCOL_MODELS[model]
+    batch_size = batch_size or spec.batch_size
+    if iterations is None:
+        iterations = spec.default_iterations(len(datasets.uci_split(datasets.load(dataset), split).X_train))
+    return dict(
+        dataset=dataset,
+        model=model,
+        implementation="gpflow_deep",
+        split=split,
+        iterations=iterations,
+        batch_size=batch_size,
+    )
+
+
+def run_split(
+    model: str,
+    dataset: str,
+    split: int,
+    iterations: Optional[int] = None,
+    batch_size: Optional[int] = None,
+    seed: int = 0,
+    progress: bool = False,
+) -> Dict:
+    """Train ``model`` (a key of :data:`PROTOCOL_MODELS`) on one split of ``dataset`` and score it.
+
+    ``iterations`` and ``batch_size`` default to the model's paper setting. Returns the result
+    record: the run's keys, test log-likelihood, RMSE and CRPS in original units, training seconds,
+    the machine and library versions, and the model's own fields (the chosen β, ...).
+    """
+    keys = run_keys(model, dataset, split, iterations, batch_size)
+    spec, part = PROTOCOL_MODELS[model], datasets.uci_split(datasets.load(dataset), split)
+    batch = None if keys["batch_size"] >= len(part.X_train) else keys["batch_size"]
+    run = Run(part.X_train, part.Y_train, dataset, keys["iterations"], batch, seed, progress)
+    began = time.perf_counter()
+    trained, extra = spec.train(run)
+    seconds = time.perf_counter() - began
+    options = {} if spec.test_samples is None else dict(num_samples=spec.test_samples, seed=seed)
+    scores = metrics.evaluate(trained, part.X_test, part.Y_test, part.y_std, **options)
+    return dict(
+        keys,
+        effective_batch=run.batch_size or len(part.X_train),
+        test_log_likelihood=scores["log_likelihood"],
+        test_rmse=scores["rmse"],
+        test_crps=scores["crps"],
+        train_seconds=seconds,
+        machine=machine(),
+        versions=versions(),
+        **extra,
+    )
