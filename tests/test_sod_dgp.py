@@ -90,6 +90,33 @@ def test_per_path_inducing_inputs_match_a_per_path_loop(rng):
     assert np.ptp(kls) > 1e-3
 
 
+def test_joint_sampling_draws_one_function_per_path_and_averages_to_the_marginals(rng):
+    """With joint sampling a path's subset values are its draw of F_S (zero variance there) and
+    the other points follow the GP given that draw; over many paths the mixture has the marginals
+    with F_S integrated out (law of total variance), within Monte Carlo error."""
+    S, M, N, D, L = 4000, 5, 6, 2, 2
+    kernel = gpflow.kernels.SquaredExponential(variance=0.8, lengthscales=1.1)
+    options = dict(q_mu=rng.normal(size=(M, L)), q_sqrt=random_cholesky(rng, L, M), noise_variance=None)
+    joint, marginal = (
+        SubsetLayer(kernel, M, D, L, joint_sampling=True, **options),
+        SubsetLayer(kernel, M, D, L, **options),
+    )
+    assert joint.path_dependent and not marginal.path_dependent
+    inputs = np.broadcast_to(rng.normal(size=(M + N, D)), (S, M + N, D))
+    mean, var = (t.numpy() for t in joint.marginals(inputs, seed=tf.constant([1, 2], tf.int64)))
+    assert np.max(var[:, :M]) < 1e-5  # a point mass at the path's own draw of F_S
+    draws = mean[:, :M]
+    q_sd = np.sqrt(np.sum(np.square(options["q_sqrt"]), axis=-1)).T  # [M, L]
+    assert np.all(np.abs(np.mean(draws, axis=0) - options["q_mu"]) < 5 * q_sd / np.sqrt(S))
+    expected_mean, expected_var = (t.numpy()[0] for t in marginal.marginals(inputs[:1]))
+    standard_error = np.sqrt(expected_var / S)
+    assert np.all(np.abs(np.mean(mean, axis=0) - expected_mean) < 5 * standard_error)
+    total_var = np.var(mean, axis=0) + np.mean(var, axis=0)
+    np.testing.assert_allclose(total_var, expected_var, rtol=0.1)
+    with pytest.raises(ValueError, match="needs a seed"):
+        joint.marginals(inputs[:2])
+
+
 def test_deeper_layers_see_the_subsets_own_samples_from_the_same_path(rng):
     X = rng.normal(size=(30, 2))
     Y = np.sin(X[:, :1])

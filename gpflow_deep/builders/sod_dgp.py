@@ -37,6 +37,7 @@ def build_sod_dgp(
     noise_variance: float = 0.01,
     inner_noise_variance: float = 1e-5,
     inner_q_sqrt_scale: float = 1e-5,
+    joint_sampling: bool = True,
     num_samples: int = 10,
     num_prediction_samples: int = 50,
     seed: int = 0,
@@ -53,6 +54,8 @@ def build_sod_dgp(
       shared with the last layer's q^);
     - q(F_S) means uniform in [0, 1) (the code's random start), Cholesky factors
       ``inner_q_sqrt_scale`` · I on inner layers and I on the last;
+    - hidden layers sampled jointly on each path (``joint_sampling``: F_S drawn from q, the other
+      points from the GP given that draw, eq. 15) rather than point by point (the public code);
     - T = 10 paths in training, 50 in predictions.
     """
     num_layers = check_positive_int("num_layers", num_layers)
@@ -83,6 +86,7 @@ def build_sod_dgp(
                 q_mu=rng.uniform(size=(M, width)),
                 q_sqrt=inner_q_sqrt_scale * np.tile(np.eye(M)[None], (width, 1, 1)),
                 noise_variance=inner_noise_variance,
+                joint_sampling=joint_sampling,
                 name=f"layer_{index}",
             )
         )

@@ -105,6 +105,23 @@ def conditional_marginals(projections: PathProjections, mean: tf.Tensor, sqrt: t
 
 
 @check_shapes(
+    "projections.A: [S, M, N]",
+    "draws: [S, M, L]",
+    "return[0]: [S, N, L]",
+    "return[1]: [S, N, L]",
+)
+def marginals_given_draws(projections: PathProjections, draws: tf.Tensor):
+    """Marginals of p(f(x) | F_S = draws_s) on every path s: mean Aᵀ Lk⁻¹ F_S,s and variance
+    k_xx − ‖A‖² (the same for all L outputs). At the subset rows themselves the mean is the draw
+    and the variance is (up to jitter) zero, so a path's subset values and its other points' values
+    are one joint sample of the layer's function (eq. 15)."""
+    chol_kuu, A, kff_diag = projections
+    mean = tf.linalg.matmul(A, tf.linalg.triangular_solve(chol_kuu, draws, lower=True), transpose_a=True)
+    var = kff_diag - tf.reduce_sum(tf.square(A), axis=1)
+    return mean, tf.broadcast_to(tf.maximum(var, 0.0)[:, :, None], tf.shape(mean))
+
+
+@check_shapes(
     "mean: [M, L]",
     "sqrt: [L, M, M]",
     "log_det: []",

@@ -13,7 +13,13 @@ from gpflow.kernels import Kernel
 from gpflow.utilities import positive, triangular
 
 from .protocol import check_mode
-from .subset_conditionals import conditional_marginals, path_projections, prior_kl, subset_cholesky
+from .subset_conditionals import (
+    conditional_marginals,
+    marginals_given_draws,
+    path_projections,
+    prior_kl,
+    subset_cholesky,
+)
 
 
 class SubsetLayer(gpflow.base.Module):
@@ -33,9 +39,12 @@ class SubsetLayer(gpflow.base.Module):
     :param q_sqrt: initial lower-triangular Cholesky factors of Σ ``[L, M, M]``; identities by default.
     :param noise_variance: initial σ_l² between this layer and the next (trainable); None for no
         noise (a last layer, whose noise is the likelihood's).
+    :param joint_sampling: on each path, draw F_S ~ q(F_S) jointly and the other points' values from
+        the GP conditioned on that draw (eq. 15: the subset's and the batch's values are one sample
+        of the same function; the layer is then ``path_dependent``). False gives every point its
+        own marginal, F_S integrated out (the public code's diagonal sampling), which lets a
+        path's Z_S and its batch values disagree.
     """
-
-    path_dependent = False
 
     def __init__(
         self,
@@ -47,9 +56,11 @@ class SubsetLayer(gpflow.base.Module):
         q_mu: Optional[TensorType] = None,
         q_sqrt: Optional[TensorType] = None,
         noise_variance: Optional[float] = 1e-5,
+        joint_sampling: bool = False,
         name: Optional[str] = None,
     ):
         super().__init__(name=name)
+        self.joint_sampling = bool(joint_sampling)
         if not isinstance(kernel, Kernel):
             raise TypeError(f"kernel must be a gpflow.kernels.Kernel, got {type(kernel).__name__}")
         self.kernel = kernel
@@ -83,12 +94,15 @@ class SubsetLayer(gpflow.base.Module):
     )
     def marginals(self, inputs: TensorType, *, seed=None, mode: str = "posterior") -> Tuple[tf.Tensor, tf.Tensor]:
         """Mean and variance of Z = F + ε at every path's inputs, whose first M rows are that
-        path's subset (``seed`` unused: the layer draws nothing of its own)."""
+        path's subset: given the path's own draw of F_S (``joint_sampling``, ``seed`` required)
+        or with F_S integrated out."""
         check_mode(self, mode)
         inputs = tf.convert_to_tensor(inputs)
-        mean, var = conditional_marginals(
-            path_projections(self.kernel, inputs, self.num_subset), *self.posterior_over_subset()[:2]
-        )
+        projections = path_projections(self.kernel, inputs, self.num_subset)
+        if self.joint_sampling:
+            mean, var = marginals_given_draws(projections, self._draw_subset_values(tf.shape(inputs)[0], seed))
+        else:
+            mean, var = conditional_marginals(projections, *self.posterior_over_subset()[:2])
         if self.noise_variance is not None:
             var = var + self.noise_variance
         return mean, var
@@ -105,6 +119,20 @@ class SubsetLayer(gpflow.base.Module):
         inputs = tf.convert_to_tensor(inputs)
         chol_kuu = subset_cholesky(self.kernel, inputs[:, : self.num_subset])
         return tf.reduce_mean(prior_kl(*self.posterior_over_subset(), chol_kuu))
+
+    @property
+    def path_dependent(self) -> bool:
+        """True with ``joint_sampling``: each path draws its own F_S."""
+        return self.joint_sampling
+
+    def _draw_subset_values(self, num_paths, seed) -> tf.Tensor:
+        """``[S, M, L]`` draws of F_S from q(F_S), one per path."""
+        if seed is None:
+            raise ValueError(f"{self.name}: joint sampling draws F_S on every path and needs a seed")
+        mean, sqrt, _ = self.posterior_over_subset()
+        shape = tf.stack([num_paths, self.output_dim, self.num_subset])
+        noise = tf.random.stateless_normal(shape, seed=seed, dtype=mean.dtype)
+        return mean + tf.linalg.matrix_transpose(tf.einsum("lmk,slk->slm", sqrt, noise))
 
     def natural_gradient_parameters(self):
         """``[(q_mu, q_sqrt)]``, the Gaussian q(F_S)."""
