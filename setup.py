@@ -38,7 +38,15 @@ setup(
         "matplotlib",
     ],
     extras_require={
-        "test": ["pytest>=7", "pytest-xdist>=3", "matplotlib", "mkdocs>=1.6", "mkdocs-material>=9", "mkdocstrings[python]>=0.26"],
+        "test": [
+            "pytest>=7",
+            "pytest-xdist>=3",
+            "hypothesis>=6",
+            "matplotlib",
+            "mkdocs>=1.6",
+            "mkdocs-material>=9",
+            "mkdocstrings[python]>=0.26",
+        ],
         "docs": ["mkdocs>=1.6", "mkdocs-material>=9", "mkdocstrings[python]>=0.26"],
         "bench": ["gpflux>=0.4.5", "scikit-learn"],
         "bench-torch": ["torch>=2.1", "gpytorch>=1.11"],

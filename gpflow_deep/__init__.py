@@ -14,6 +14,7 @@ from . import (
     training,
 )
 from .builders import build_aep_dgp, build_deep_gp, build_dspp, build_random_feature_dgp, build_sod_dgp
+from .export import export
 from .layers import AEPLayer, GPLayer, RandomFeatureLayer
 from .model_selection import select_beta
 from .models import AEPDGP, DSPP, DeepGP, RandomFeatureDGP, SoDDGP
@@ -38,6 +39,7 @@ __all__ = [
     "build_sod_dgp",
     "builders",
     "datasets",
+    "export",
     "fit",
     "layers",
     "likelihoods",

@@ -98,13 +98,13 @@ def _aep_dgp(data: Data, iterations: int, seed: int, log_dir: str):
 
 
 DEMO_MODELS: Dict[str, DemoModel] = {
-    "sgp": DemoModel("sgp", "sparse variational GP (DeepGP, 1 layer)", _deep_gp(1), steps=2000),
-    "dgp2": DemoModel("dgp2", "DeepGP, 2 layers (DSVI)", _deep_gp(2), steps=1500),
+    "sgp": DemoModel("sgp", "sparse variational GP (DeepGP, 1 layer)", _deep_gp(1), steps=1500),
+    "dgp2": DemoModel("dgp2", "DeepGP, 2 layers (DSVI)", _deep_gp(2), steps=1200),
     "dgp3": DemoModel("dgp3", "DeepGP, 3 layers (DSVI)", _deep_gp(3), steps=1000),
-    "dspp": DemoModel("dspp", "DSPP, 2 layers (early stopping)", _dspp, steps=1500),
+    "dspp": DemoModel("dspp", "DSPP, 2 layers (early stopping)", _dspp, steps=1000),
     "rf": DemoModel("rf", "RandomFeatureDGP, 1 hidden layer (DGP-RBF)", _random_feature_dgp, steps=3000),
     "aep2": DemoModel("aep2", "AEPDGP, 2 layers (approximate EP)", _aep_dgp, steps=1000),
-    "sod2": DemoModel("sod2", "SoD-DGP, 2 layers (subset of 50)", _sod_dgp, steps=1500),
+    "sod2": DemoModel("sod2", "SoD-DGP, 2 layers (subset of 50)", _sod_dgp, steps=1000),
 }
 DEFAULT_MODELS = ("sgp", "dgp2", "dspp", "rf", "aep2", "sod2")
 

@@ -15,4 +15,5 @@ def test_progress_reports_objective_and_time_left():
 
 
 def test_time_left_units():
-    assert [time_left(s) for s in (0.4, 119, 600, 7200 * 1.5)] == ["0 s left", "119 s left", "10 min left", "3.0 h left"]
+    expected = ["0 s left", "119 s left", "10 min left", "3.0 h left"]
+    assert [time_left(seconds) for seconds in (0.4, 119, 600, 7200 * 1.5)] == expected

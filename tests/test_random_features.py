@@ -276,8 +276,9 @@ def test_bad_options_are_refused(rng):
     X, Y = rng.normal(size=(20, 2)), rng.normal(size=(20, 1))
     with pytest.raises(ValueError, match="omega_mode"):
         gd.build_random_feature_dgp(X, Y, omega_mode="fixed")
+    labels = rng.integers(0, 3, size=(20, 1)).astype(float)
     assert (
-        gd.build_random_feature_dgp(X, Y, likelihood=gpflow.likelihoods.MultiClass(3))
+        gd.build_random_feature_dgp(X, labels, likelihood=gpflow.likelihoods.MultiClass(3))
         .layers[0]
         .local_reparameterisation
     )

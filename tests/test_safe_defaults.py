@@ -21,9 +21,9 @@ BUILDERS = [
 
 def builders_except(known_failures: dict) -> list:
     """Every builder, with those of ``known_failures`` (name: reason) expected to fail, strictly:
-    the day one passes, the test says so."""
+    the day one passes, the test says so. The known failures run with the slow tests (``-m slow``)."""
     return [
-        pytest.param(name, marks=pytest.mark.xfail(reason=known_failures[name], strict=True))
+        pytest.param(name, marks=[pytest.mark.xfail(reason=known_failures[name], strict=True), pytest.mark.slow])
         if name in known_failures
         else name
         for name in BUILDERS

@@ -8,10 +8,12 @@ from gpflow.likelihoods import Likelihood
 
 from ..layers import AEPLayer
 from ..models.aep_dgp import AEPDGP
-from ..validation import check_positive_int
+from ..validation import check_positive_int, check_targets
 from .deep_gp import _rbf_factory
-from .initialisation import initial_inducing_inputs, training_arrays
+from .initialisation import adapted_size, initial_inducing_inputs, training_arrays
 from .stack import KernelFactory, plan_stack
+
+PUBLIC_CODE_NUM_INDUCING = 100
 
 
 def build_aep_dgp(
@@ -20,7 +22,7 @@ def build_aep_dgp(
     num_layers: int = 2,
     *,
     likelihood: Optional[Likelihood] = None,
-    num_inducing: int = 100,
+    num_inducing: Optional[int] = None,
     hidden_width: Optional[int] = None,
     kernel_factory: Optional[KernelFactory] = None,
     kernel_variance: float = 2.0,
@@ -36,7 +38,8 @@ def build_aep_dgp(
     """An ``AEPDGP`` of ``num_layers`` ``AEPLayer`` s, set up as the public AEP-MCM code does
     where it says (otherwise as ``build_deep_gp``, for a like-for-like comparison):
 
-    - M = min(``num_inducing``, N) k-means inducing inputs, carried through the linear means;
+    - M = ``num_inducing`` k-means inducing inputs (by default 100, or N for fewer training
+      points), carried through the linear means;
     - inner layers of width min(30, D) with fixed linear means (identity or PCA), the last layer
       with a zero mean (``builders.stack.plan_stack``);
     - RBF-ARD kernels of variance ``kernel_variance`` and lengthscales ``lengthscale``; any kernel
@@ -56,8 +59,9 @@ def build_aep_dgp(
         raise ValueError(f"inner_posterior_std must lie in (0, 1) (the prior's), got {inner_posterior_std!r}")
     likelihood = likelihood if likelihood is not None else gpflow.likelihoods.Gaussian(variance=0.01)
     output_dim = getattr(likelihood, "latent_dim", None) or Y.shape[1]
+    check_targets("Y", Y, likelihood, output_dim)
     width = check_positive_int("hidden_width", hidden_width if hidden_width is not None else min(30, D))
-    M = min(check_positive_int("num_inducing", num_inducing), N)
+    M = adapted_size("build_aep_dgp", "num_inducing", num_inducing, PUBLIC_CODE_NUM_INDUCING, N)
     Z = initial_inducing_inputs(X, M, inducing_inputs, seed)
     kernel_factory = kernel_factory or _rbf_factory(kernel_variance, lengthscale)
     inner_scale = np.sqrt(1.0 / inner_posterior_std**2 - 1.0)

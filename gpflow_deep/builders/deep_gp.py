@@ -8,7 +8,7 @@ from gpflow.kernels import Kernel
 from gpflow.likelihoods import Likelihood
 
 from ..models import DeepGP
-from ..validation import check_positive_int
+from ..validation import check_positive_int, check_targets
 from .initialisation import adapted_size, initial_inducing_inputs, training_arrays
 from .stack import KernelFactory, gp_layer_stack, plan_stack
 
@@ -53,6 +53,7 @@ def build_deep_gp(
     N, D = X.shape
     likelihood = likelihood if likelihood is not None else gpflow.likelihoods.Gaussian(variance=0.01)
     output_dim = getattr(likelihood, "latent_dim", None) or Y.shape[1]
+    check_targets("Y", Y, likelihood, output_dim)
     width = check_positive_int("hidden_width", hidden_width if hidden_width is not None else min(30, D))
     num_inducing = adapted_size("build_deep_gp", "num_inducing", num_inducing, PAPER_NUM_INDUCING, N)
     Z = initial_inducing_inputs(X, num_inducing, inducing_inputs, seed)

@@ -9,7 +9,7 @@ import numpy as np
 from gpflow.mean_functions import Identity, Linear, MeanFunction
 from scipy.cluster.vq import kmeans2
 
-from ..validation import as_data, check_positive_int
+from ..validation import as_array, as_training_data, check_positive_int
 
 logger = logging.getLogger("gpflow_deep")
 
@@ -47,15 +47,15 @@ def initial_inducing_inputs(
     """``inducing_inputs`` checked against X's width, or k-means centres of X."""
     if inducing_inputs is None:
         return kmeans_inducing_inputs(X, check_positive_int("num_inducing", num_inducing), seed)
-    Z = np.asarray(inducing_inputs, dtype=X.dtype)
-    if Z.ndim != 2 or Z.shape[1] != X.shape[1]:
+    Z = as_array("inducing_inputs", inducing_inputs, X.dtype)
+    if Z.shape[1] != X.shape[1]:
         raise ValueError(f"inducing_inputs must be [M, {X.shape[1]}], got shape {Z.shape}")
     return Z
 
 
 def training_arrays(X, Y) -> Tuple[np.ndarray, np.ndarray]:
-    """X ``[N, D]`` and Y ``[N, P]`` checked (finite, rank 2, same N) as arrays of GPflow's float."""
-    X, Y = as_data((X, Y), None, gpflow.default_float())
+    """X ``[N, D]`` and Y ``[N, P]`` checked (finite, rank 2, same N ≥ 1) as arrays of GPflow's float."""
+    X, Y = as_training_data((X, Y), None, gpflow.default_float())
     return X.numpy(), Y.numpy()
 
 

@@ -10,7 +10,7 @@ from gpflow.likelihoods import Likelihood
 from ..layers import RandomFeatureLayer
 from ..layers.random_feature_layer import OMEGA_MODES
 from ..models import RandomFeatureDGP
-from ..validation import check_positive_int
+from ..validation import check_positive_int, check_targets
 from .initialisation import training_arrays
 
 KERNELS = ("rbf", "arccos")
@@ -63,6 +63,7 @@ def build_random_feature_dgp(
     N, D = X.shape
     likelihood = likelihood if likelihood is not None else gpflow.likelihoods.Gaussian(variance=np.exp(-2.0))
     output_dim = getattr(likelihood, "latent_dim", None) or Y.shape[1]
+    check_targets("Y", Y, likelihood, output_dim)
     feed_forward = num_layers > 3 if feed_forward is None else bool(feed_forward)
     if local_reparameterisation is None:
         local_reparameterisation = isinstance(likelihood, gpflow.likelihoods.MultiClass)

@@ -108,10 +108,10 @@ class AEPLayer(gpflow.base.Module):
         """Cholesky factor of the precision and natural mean of q(v) (``"posterior"``), of the
         cavity (``"cavity"``) or of the prior (``"prior"``), in whitened coordinates."""
         check_mode(self, mode, MODES + ("prior",))
-        eye = tf.eye(self.num_inducing, batch_shape=[self.output_dim], dtype=default_float())
+        eye = tf.eye(self.num_inducing, batch_shape=[self.output_dim], dtype=self.site_mean.dtype)
         if mode == "prior":
             return eye, tf.zeros_like(self.site_mean)
-        N = tf.cast(self.num_data, default_float())
+        N = tf.cast(self.num_data, self.site_mean.dtype)
         share = 1.0 if mode == "posterior" else (N - 1.0) / N
         precision = eye + share * tf.linalg.matmul(self.site_scale, self.site_scale, transpose_b=True)
         return tf.linalg.cholesky(precision), share * self.site_mean
@@ -125,7 +125,7 @@ class AEPLayer(gpflow.base.Module):
         """−Σ_l [(1 − N) Φ(q) + N Φ(cavity) − Φ(prior)]: the layer's part of the EP energy, negated
         (the protocol's regulariser is subtracted from the data term)."""
         phi = self.log_normalisers()
-        N = tf.cast(self.num_data, default_float())
+        N = tf.cast(self.num_data, self.site_mean.dtype)
         return -tf.reduce_sum((1.0 - N) * phi["posterior"] + N * phi["cavity"] - phi["prior"])
 
     @check_shapes(

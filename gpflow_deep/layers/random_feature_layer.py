@@ -115,7 +115,7 @@ class RandomFeatureLayer(gpflow.base.Module):
 
     def _prior_variances(self) -> tf.Tensor:
         """``[rows, 1]``: the prior variance of Ω's entries in each row (1/ℓ², or the arc-cosine weights)."""
-        ones = tf.ones([self._width], default_float())
+        ones = tf.ones([self._width], self.kernel.variance.dtype)
         if self._is_rbf:
             variances = ones / tf.convert_to_tensor(self.kernel.lengthscales) ** 2
         else:
@@ -134,7 +134,7 @@ class RandomFeatureLayer(gpflow.base.Module):
         if self.omega_mode == "var-fixed":
             return self.omega_mean + self.omega_std * self.omega_noise
         shape = tf.concat([[num_paths], self.omega_mean.shape], axis=0)
-        return self.omega_mean + self.omega_std * tf.random.stateless_normal(shape, seed, dtype=default_float())
+        return self.omega_mean + self.omega_std * tf.random.stateless_normal(shape, seed, dtype=self.omega_mean.dtype)
 
     @check_shapes(
         "inputs: [S, N, D]",
@@ -179,13 +179,13 @@ class RandomFeatureLayer(gpflow.base.Module):
     @check_shapes("return: []")
     def weights_kl(self) -> tf.Tensor:
         """KL[q(W) ‖ N(0, I)]."""
-        return diagonal_gaussian_kl(self.w_mean, self.w_std, tf.ones([tf.shape(self.w_mean)[0], 1], default_float()))
+        return diagonal_gaussian_kl(self.w_mean, self.w_std, tf.ones([tf.shape(self.w_mean)[0], 1], self.w_mean.dtype))
 
     @check_shapes("return: []")
     def omega_kl(self) -> tf.Tensor:
         """KL[q(Ω) ‖ p(Ω | ℓ)]; zero when Ω is prior-fixed (it has no q)."""
         if self.omega_mode == "prior-fixed":
-            return tf.zeros([], default_float())
+            return tf.zeros([], self.w_mean.dtype)
         return diagonal_gaussian_kl(self.omega_mean, self.omega_std, self._prior_variances())
 
     def regulariser(self, inputs=None) -> tf.Tensor:

@@ -24,9 +24,10 @@ from ..mixtures import (
     predict_mean_and_var,
     sample_mixture,
 )
+from ..numerics import checked_prediction
 from ..objectives import layer_inputs, total_regulariser
 from ..propagation import LayerOutput
-from ..validation import as_data, as_inputs, check_layer_stack, check_positive_int
+from ..validation import as_inputs, as_model_data, check_layer_stack, check_positive_int
 
 DEFAULT_PREDICTION_SAMPLES = 100  # the DSVI paper's code evaluates the test log-likelihood with 100
 
@@ -46,15 +47,16 @@ _moments_shapes = check_shapes(
 
 def validate_inputs(method: Callable) -> Callable:
     """Check and convert a prediction method's first argument (``Xnew``, or ``data`` = (X, Y))
-    before its shape checks run, so that bad input gets a ValueError/TypeError naming it."""
+    before its shape checks run, so that bad input gets a ValueError/TypeError naming it; a failed
+    factorisation or NaN in the results is raised as a ``NumericalError`` naming the layer."""
 
     @functools.wraps(method)
     def wrapper(self: "DeepMixtureModel", first, *args, **kwargs):
         if isinstance(first, (tuple, list)):
-            first = as_data(first, self.input_dim, self.dtype)
+            first = as_model_data(first, self)
         else:
             first = as_inputs("Xnew", first, self.input_dim, self.dtype)
-        return method(self, first, *args, **kwargs)
+        return checked_prediction(self, method.__name__, first, functools.partial(method, self, first, *args, **kwargs))
 
     return wrapper
 
@@ -241,7 +243,7 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
         chunks of ``prediction_batch_size`` points, each chunk with its own seed, and join the
         chunks along the point axis. X and Y are tensors already checked by :func:`validate_inputs`."""
         targets = () if Y is None else (Y,)
-        evaluate = _compiled_prediction(self, quantity)
+        evaluate = compiled_prediction(self, quantity)
         num_samples = tf.constant(num_samples, tf.int32)
         pieces = []
         for chunk, start in enumerate(range(0, max(X.shape[0], 1), self.prediction_batch_size)):
@@ -273,7 +275,7 @@ QUANTITIES = ("paths", "f", "y", "log_density")
 _COMPILED_PREDICTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _compiled_prediction(model: DeepMixtureModel, quantity: str) -> Callable:
+def compiled_prediction(model: DeepMixtureModel, quantity: str) -> Callable:
     """The compiled chunk evaluation of ``quantity`` for ``model``, traced once per model.
 
     Kept outside the model so that ``gpflow.utilities.deepcopy`` and checkpoints never meet a

@@ -1,15 +1,29 @@
-"""Checkpoints of a training run: written and resumed by ``fit``, loaded into a fresh model."""
+"""Checkpoints of a training run: written and resumed by ``fit``, loaded into a fresh model.
+
+TensorFlow writes a checkpoint's files under a temporary name, renames them into place and only
+then records the checkpoint in the directory's ``checkpoint`` file (an atomic write), so a run killed
+during a write leaves the previous checkpoints listed and intact. Files damaged after the fact (a
+crash before the disk caught up, a truncated copy) are caught on reading: the newest checkpoint
+that reads in full is the one restored.
+"""
+
+import logging
+import os
+from typing import List
 
 import tensorflow as tf
 
+from .state import Snapshot, model_variables, training_variables
 from .step import TrainingStep
 
 MAX_TO_KEEP = 3
 
+logger = logging.getLogger("gpflow_deep")
+
 
 def resume_or_start(checkpoint_dir: str, model, training: TrainingStep) -> tf.train.CheckpointManager:
     """A manager saving the model, the optimizer, the iteration count and the minibatch iterator;
-    the latest checkpoint in ``checkpoint_dir``, if any, is restored into them now."""
+    the newest readable checkpoint in ``checkpoint_dir``, if any, is restored into them now."""
     if hasattr(training.optimizer, "build") and not getattr(training.optimizer, "built", False):
         training.optimizer.build(training.variables)  # slots exist now, so they restore at once
     tracked = dict(model=model, optimizer=training.optimizer, iteration=training.iteration)
@@ -17,22 +31,65 @@ def resume_or_start(checkpoint_dir: str, model, training: TrainingStep) -> tf.tr
         tracked["data"] = training.batches
     checkpoint = tf.train.Checkpoint(**tracked)
     manager = tf.train.CheckpointManager(checkpoint, checkpoint_dir, max_to_keep=MAX_TO_KEEP)
-    if manager.latest_checkpoint:
-        checkpoint.restore(manager.latest_checkpoint).assert_existing_objects_matched()
+    if manager.checkpoints:
+        variables = training_variables(model, training.optimizer, training.iteration)
+        restore_newest_readable(checkpoint, manager.checkpoints, checkpoint_dir, model, variables, partial=False)
     return manager
 
 
 def restore_checkpoint(model, checkpoint_dir: str) -> int:
-    """Load the latest checkpoint of ``checkpoint_dir`` into ``model`` and return its iteration.
+    """Load the newest readable checkpoint of ``checkpoint_dir`` into ``model`` and return its iteration.
 
-    ``model`` must have the structure of the saved one (same builder and arguments); its
-    parameters and random-number state are replaced. The optimizer state stays in the files for
-    :func:`~gpflow_deep.fit` to resume from.
+    ``model`` must have the structure of the saved one (same builder and arguments; otherwise a
+    ValueError, the model unchanged); its parameters and random-number state are replaced. The
+    optimizer state stays in the files for :func:`~gpflow_deep.fit` to resume from.
     """
-    latest = tf.train.latest_checkpoint(checkpoint_dir)
-    if latest is None:
+    state = tf.train.get_checkpoint_state(checkpoint_dir)
+    if state is None or not state.all_model_checkpoint_paths:
         raise FileNotFoundError(f"no checkpoint in {checkpoint_dir!r}")
     iteration = tf.Variable(0, dtype=tf.int64, trainable=False)
-    status = tf.train.Checkpoint(model=model, iteration=iteration).restore(latest)
-    status.expect_partial().assert_existing_objects_matched()
+    checkpoint = tf.train.Checkpoint(model=model, iteration=iteration)
+    paths = list(state.all_model_checkpoint_paths)
+    restore_newest_readable(checkpoint, paths, checkpoint_dir, model, model_variables(model), partial=True)
     return int(iteration.numpy())
+
+
+def restore_newest_readable(
+    checkpoint: tf.train.Checkpoint, paths: List[str], checkpoint_dir: str, model, variables, partial: bool
+) -> str:
+    """Restore the newest of ``paths`` (oldest first) whose files read in full, and return it.
+
+    A checkpoint written by another model or set-up is a ValueError naming ``checkpoint_dir``,
+    with ``variables`` put back as they were; so is a directory none of whose checkpoints reads.
+    """
+    for path in reversed(paths):
+        if not is_readable(path):
+            logger.warning("checkpoint %s does not read in full (a damaged write): trying an older one", path)
+            continue
+        before = Snapshot(variables)
+        try:
+            status = checkpoint.restore(path)
+            (status.expect_partial() if partial else status).assert_existing_objects_matched()
+        except (AssertionError, ValueError, tf.errors.OpError) as error:
+            before.restore()
+            reason = str(error).strip().splitlines()[0]
+            raise ValueError(
+                f"checkpoint_dir={checkpoint_dir!r}: {os.path.basename(path)} was written by another model or "
+                f"set-up than this {type(model).__name__} ({reason}); resume with the builder, arguments and "
+                "batch_size that wrote it, or give a new checkpoint_dir"
+            ) from error
+        return path
+    raise ValueError(f"checkpoint_dir={checkpoint_dir!r}: none of its checkpoints can be read in full ({paths})")
+
+
+def is_readable(path: str) -> bool:
+    """Whether every tensor of the checkpoint at ``path`` (a prefix) reads back with a valid checksum."""
+    try:
+        dtypes = tf.train.load_checkpoint(path).get_variable_to_dtype_map()
+        names = list(dtypes)  # RestoreV2 reads every kind, the iterator's variant state included
+        tf.raw_ops.RestoreV2(
+            prefix=path, tensor_names=names, shape_and_slices=[""] * len(names), dtypes=[dtypes[n] for n in names]
+        )
+    except (tf.errors.OpError, IndexError, ValueError, OSError):
+        return False
+    return True

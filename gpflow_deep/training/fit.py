@@ -10,10 +10,12 @@ import tensorflow as tf
 from gpflow.keras import tf_keras
 
 from ..models import DeepMixtureModel
-from ..validation import as_data, check_positive_int
+from ..numerics import is_factorisation_error
+from ..validation import as_model_data, check_choice, check_num_data, check_positive, check_positive_int, check_seed
 from .checkpoints import resume_or_start
 from .early_stopping import EarlyStopping
 from .monitoring import monitor_tasks
+from .nonfinite import ON_NONFINITE, NonFiniteGuard, Rollback
 from .progress import Progress
 from .step import training_step
 
@@ -29,6 +31,7 @@ class FitResult:
     :ivar first_step_seconds: wall time of the first step (tracing and compilation).
     :ivar validation: (iteration, mean held-out log-density per point) at every check.
     :ivar best_iteration: with ``restore_best``, the iteration whose parameters the model has.
+    :ivar rollbacks: with ``on_nonfinite="rollback"``, every recovery from a non-finite step.
     """
 
     objectives: np.ndarray
@@ -38,6 +41,7 @@ class FitResult:
     first_step_seconds: float
     validation: List[Tuple[int, float]] = field(default_factory=list)
     best_iteration: Optional[int] = None
+    rollbacks: List[Rollback] = field(default_factory=list)
 
     @property
     def seconds_per_iteration(self) -> float:
@@ -67,6 +71,7 @@ def fit(
     progress: bool = True,
     fixed_hyperparameters_for: int = 0,
     num_samples_schedule: Optional[Dict[int, int]] = None,
+    on_nonfinite: str = "stop",
 ) -> FitResult:
     """Maximise the model's objective for ``iterations`` steps in total.
 
@@ -97,36 +102,53 @@ def fit(
         paths (the largest k passed applies), e.g. ``{iterations // 2: 100}`` for the random-feature
         paper's switch from 1 to 100 halfway; before the first k the model's own ``num_samples``.
         The model's ``num_samples`` is unchanged afterwards.
+    :param on_nonfinite: what a step whose objective or gradients are NaN/Inf (or whose Cholesky
+        factorisation fails) does: ``"stop"`` puts back the last good state (taken at most
+        ``2 × SNAPSHOT_EVERY`` steps earlier) and raises a ``gpflow_deep.numerics.NumericalError``
+        naming the iteration and, where it can be found, the layer; ``"rollback"`` puts it back,
+        halves the learning rate and carries on (``FitResult.rollbacks``; at most ``MAX_ROLLBACKS``).
+
+    Every argument is checked before any training: data against the model (widths, float type,
+    targets its likelihood can score), ``num_data`` against a batch, a checkpoint against the model.
+    A run with ``checkpoint_dir`` and ``seed`` that is killed and started again with the same
+    arguments ends with exactly the parameters of an uninterrupted one.
     """
     iterations = check_positive_int("iterations", iterations)
     monitor_every = check_positive_int("monitor_every", monitor_every)
     checkpoint_every = check_positive_int("checkpoint_every", checkpoint_every)
     if not isinstance(model, DeepMixtureModel):
         raise TypeError(f"model must be a gpflow_deep model, got {type(model).__name__}")
-    X, Y = as_data(data, model.input_dim, model.dtype)
+    X, Y = as_model_data(data, model, training=True)
+    if batch_size is not None:
+        check_positive_int("batch_size", batch_size)
+    check_num_data(model.num_data, min(batch_size or X.shape[0], X.shape[0]))
     if validation_data is not None:
-        validation_data = as_data(validation_data, model.input_dim, model.dtype)
+        validation_data = as_model_data(validation_data, model, "validation_data")
     elif patience is not None or restore_best:
         raise ValueError("patience and restore_best need validation_data")
     if patience is not None:
         patience = check_positive_int("patience", patience)
     fixed_hyperparameters_for = _check_non_negative_int("fixed_hyperparameters_for", fixed_hyperparameters_for)
     schedule = _sample_schedule(model, num_samples_schedule)
+    on_nonfinite = check_choice("on_nonfinite", on_nonfinite, ON_NONFINITE)
+    seed = check_seed("seed", seed)
+    optimizer = _checked_optimizer(optimizer, learning_rate)
     if seed is not None:
-        model.rng.reset_from_seed(int(seed))
+        model.rng.reset_from_seed(seed)
 
     training = training_step(
         model,
         X,
         Y,
         batch_size=batch_size,
-        optimizer=optimizer or tf_keras.optimizers.Adam(learning_rate),
+        optimizer=optimizer,
         natgrad_gamma=natgrad_gamma,
         seed=seed,
         jit_compile=jit_compile,
     )
     checkpoints = resume_or_start(checkpoint_dir, model, training) if checkpoint_dir is not None else None
     start = int(training.iteration.numpy())
+    guard = NonFiniteGuard(model, training, on_nonfinite, X[: model.prediction_batch_size])
 
     tasks = monitor_tasks(log_dir, model, validation_data, X.numpy()) if log_dir else []
     stopping = EarlyStopping(model, validation_data, patience) if validation_data is not None else None
@@ -135,10 +157,20 @@ def fit(
     reported = 0
     began = time.perf_counter()
     first_step_seconds = 0.0
-    for current in range(start + 1, iterations + 1):
-        losses.append(training.step(current > fixed_hyperparameters_for, _scheduled(schedule, current)))
-        if current == start + 1:
+    current = start
+    while current < iterations:
+        current += 1
+        guard.before_step(current)
+        loss, failure = _run_step(training, current > fixed_hyperparameters_for, _scheduled(schedule, current))
+        if current == start + 1 and not first_step_seconds:
             first_step_seconds = time.perf_counter() - began
+        if failure:
+            current = guard.recover(current, failure)
+            del losses[current - start :]
+            reported = min(reported, len(losses))
+            continue
+        guard.step_was_finite()
+        losses.append(loss)
         if current % monitor_every == 0 or current == iterations:
             scores = dict(objective=-float(losses[-1]))
             if stopping is not None:
@@ -162,8 +194,41 @@ def fit(
     objectives = -np.array([float(loss) for loss in losses]) if losses else np.zeros(0)
     history = stopping.history if stopping is not None else []
     return FitResult(
-        objectives, int(training.iteration.numpy()), start, seconds, first_step_seconds, history, best_iteration
+        objectives,
+        int(training.iteration.numpy()),
+        start,
+        seconds,
+        first_step_seconds,
+        history,
+        best_iteration,
+        guard.rollbacks,
     )
+
+
+def _run_step(training, train_hyperparameters: bool, num_samples: Optional[int]) -> Tuple[Optional[tf.Tensor], str]:
+    """One step: its loss, and what went wrong ("" if its objective and gradients were finite)."""
+    try:
+        loss, finite = training.step(train_hyperparameters, num_samples)
+    except tf.errors.InvalidArgumentError as error:
+        if not is_factorisation_error(error):
+            raise
+        return None, f"a matrix factorisation failed ({error.message.splitlines()[0]})"
+    if bool(finite):
+        return loss, ""
+    value = float(loss)
+    return loss, f"the objective was {value}" if not np.isfinite(value) else "a gradient was NaN or Inf"
+
+
+def _checked_optimizer(optimizer, learning_rate: float) -> tf_keras.optimizers.Optimizer:
+    """``optimizer`` if it is a ``tf_keras`` one, else Adam with a positive ``learning_rate``."""
+    if optimizer is None:
+        return tf_keras.optimizers.Adam(check_positive("learning_rate", learning_rate))
+    if not isinstance(optimizer, (tf_keras.optimizers.Optimizer, tf_keras.optimizers.legacy.Optimizer)):
+        raise TypeError(
+            "optimizer must be a tf_keras optimizer (from gpflow.keras import tf_keras; "
+            f"tf_keras.optimizers.Adam(0.01)), got {type(optimizer).__name__}"
+        )
+    return optimizer
 
 
 def _check_non_negative_int(name: str, value) -> int:

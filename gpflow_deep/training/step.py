@@ -15,16 +15,16 @@ from ..validation import check_positive_int
 @dataclass
 class TrainingStep:
     """``step(train_hyperparameters=True, num_samples=None)`` runs one update and returns the
-    loss; the rest is what a checkpoint must hold. ``train_hyperparameters=False`` leaves the
-    :func:`hyperparameters` out of the update; ``num_samples`` sets the model's Monte Carlo
-    sample count for the step (each value is traced once).
+    loss and whether it and every gradient were finite; the rest is what a checkpoint must hold.
+    ``train_hyperparameters=False`` leaves the :func:`hyperparameters` out of the update;
+    ``num_samples`` sets the model's Monte Carlo sample count for the step (each value is traced once).
 
     :ivar iteration: the count of updates done, incremented inside the step.
     :ivar variables: what ``optimizer`` trains (all trainable variables but the natural-gradient ones).
     :ivar batches: the minibatch iterator, or None for full batch.
     """
 
-    step: Callable[..., tf.Tensor]
+    step: Callable[..., Tuple[tf.Tensor, tf.Tensor]]
     optimizer: tf_keras.optimizers.Optimizer
     variables: List[tf.Variable]
     iteration: tf.Variable
@@ -53,7 +53,7 @@ def training_step(
     if hasattr(optimizer, "build") and not getattr(optimizer, "built", False):
         optimizer.build(variables)  # every variable known now, though some may sit out early steps
 
-    def update(X_batch: tf.Tensor, Y_batch: tf.Tensor, train_hyperparameters: bool, num_samples) -> tf.Tensor:
+    def update(X_batch: tf.Tensor, Y_batch: tf.Tensor, train_hyperparameters: bool, num_samples):
         batch = (X_batch, Y_batch)
         trained = variables if train_hyperparameters else [v for v in variables if v.ref() not in fixed]
         with monte_carlo_samples(model, num_samples):
@@ -63,18 +63,24 @@ def training_step(
                 tape.watch(trained)
                 loss = model.training_loss(batch)
         gradients = tape.gradient(loss, trained)
+        finite = all_finite([loss] + [g for g in gradients if g is not None])
         optimizer.apply_gradients([(g, v) for g, v in zip(gradients, trained) if g is not None])
         iteration.assign_add(1)
-        return loss
+        return loss, finite
 
     compiled_update = tf.function(update, jit_compile=jit_compile)
     batches = _minibatches(X, Y, batch_size, seed)
 
-    def step(train_hyperparameters: bool = True, num_samples: Optional[int] = None) -> tf.Tensor:
+    def step(train_hyperparameters: bool = True, num_samples: Optional[int] = None) -> Tuple[tf.Tensor, tf.Tensor]:
         X_batch, Y_batch = (X, Y) if batches is None else next(batches)
         return compiled_update(X_batch, Y_batch, train_hyperparameters, num_samples)
 
     return TrainingStep(tf.function(step), optimizer, variables, iteration, batches)
+
+
+def all_finite(tensors: Sequence[tf.Tensor]) -> tf.Tensor:
+    """Whether every entry of every tensor is finite (a scalar bool)."""
+    return tf.reduce_all([tf.reduce_all(tf.math.is_finite(tensor)) for tensor in tensors])
 
 
 def hyperparameters(model: DeepMixtureModel) -> List[tf.Variable]:
