@@ -1,6 +1,7 @@
 """The demo: train the package's models on bundled real data and print a comparison."""
 
 import os
+import sys
 import time
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -26,21 +27,27 @@ class DemoModel:
 
     name: str
     description: str
-    train: Callable[[Data, int, int, str], Tuple[DeepMixtureModel, FitResult]]
+    train: Callable[[Data, int, int, str, bool], Tuple[DeepMixtureModel, FitResult]]
     steps: int
 
 
 def _deep_gp(num_layers: int):
-    def train(data: Data, iterations: int, seed: int, log_dir: str):
+    def train(data: Data, iterations: int, seed: int, log_dir: str, progress: bool):
         model = build_deep_gp(*data, num_layers, seed=seed)
         return model, fit(
-            model, data, iterations, seed=seed, log_dir=log_dir, monitor_every=max(1, iterations // 20), progress=False
+            model,
+            data,
+            iterations,
+            seed=seed,
+            log_dir=log_dir,
+            monitor_every=max(1, iterations // 20),
+            progress=progress,
         )
 
     return train
 
 
-def _dspp(data: Data, iterations: int, seed: int, log_dir: str):
+def _dspp(data: Data, iterations: int, seed: int, log_dir: str, progress: bool):
     """β = 1 with early stopping on a sixth of the training data held out (the paper's 15:3
     proportions): :func:`~gpflow_deep.select_beta` with one β."""
     selection = select_beta(
@@ -50,21 +57,21 @@ def _dspp(data: Data, iterations: int, seed: int, log_dir: str):
         seed=seed,
         builder_options=dict(num_inducing=100),
         log_dir=log_dir,
-        progress=False,
+        progress=progress,
     )
     return selection.model, selection.fits[1.0]
 
 
-def _sod_dgp(data: Data, iterations: int, seed: int, log_dir: str):
+def _sod_dgp(data: Data, iterations: int, seed: int, log_dir: str, progress: bool):
     """The paper's SoD-DGP with a k-means subset of 50 and 2 paths per step (10 in the paper) to
     keep the demo quick."""
     model = build_sod_dgp(*data, 2, 50, num_samples=2, seed=seed)
     return model, fit(
-        model, data, iterations, seed=seed, log_dir=log_dir, monitor_every=max(1, iterations // 20), progress=False
+        model, data, iterations, seed=seed, log_dir=log_dir, monitor_every=max(1, iterations // 20), progress=progress
     )
 
 
-def _random_feature_dgp(data: Data, iterations: int, seed: int, log_dir: str):
+def _random_feature_dgp(data: Data, iterations: int, seed: int, log_dir: str, progress: bool):
     """DGP-RBF in the paper's UCI setting: 1 hidden layer of 3, 100 features, batch 200,
     hyperparameters fixed for the first 3/5 of the iterations."""
     model = build_random_feature_dgp(*data, 2, seed=seed)
@@ -77,11 +84,11 @@ def _random_feature_dgp(data: Data, iterations: int, seed: int, log_dir: str):
         seed=seed,
         log_dir=log_dir,
         monitor_every=max(1, iterations // 20),
-        progress=False,
+        progress=progress,
     )
 
 
-def _aep_dgp(data: Data, iterations: int, seed: int, log_dir: str):
+def _aep_dgp(data: Data, iterations: int, seed: int, log_dir: str, progress: bool):
     """AEPDGP with M=50 inducing inputs, 5 cavity paths per step (20 in the public code) and the
     public code's minibatch of 100."""
     model = build_aep_dgp(*data, 2, num_inducing=50, num_samples=5, seed=seed)
@@ -93,7 +100,7 @@ def _aep_dgp(data: Data, iterations: int, seed: int, log_dir: str):
         seed=seed,
         log_dir=log_dir,
         monitor_every=max(1, iterations // 20),
-        progress=False,
+        progress=progress,
     )
 
 
@@ -143,7 +150,8 @@ def run_demo(
     for name in models:
         spec = DEMO_MODELS[name]
         steps = iterations or spec.steps
-        model, result = spec.train((part.X_train, part.Y_train), steps, seed, os.path.join(log_dir, name))
+        data = (part.X_train, part.Y_train)
+        model, result = spec.train(data, steps, seed, os.path.join(log_dir, name), sys.stderr.isatty())
         scores = regression_scores(model, part.X_test, part.Y_test, part.y_mean, part.y_std, seed=seed)
         intervals[name] = {key: scores.pop(key) for key in ("mean", "lower", "upper", "y")}
         rows.append(

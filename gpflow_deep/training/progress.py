@@ -7,7 +7,8 @@ from typing import Optional, TextIO
 
 class Progress:
     """Reports ``iteration/total``, the running objective, the iterations per second since the
-    previous report and the time left at the average speed so far.
+    previous report and the time left at the average speed since the first report (which leaves
+    out the first step's tracing and compilation; the first report has no estimate).
 
     On a terminal the line is redrawn at most every ``interval`` seconds; elsewhere (logs, CI) a
     line is printed at every tenth of the run. The caller asks :meth:`due` and only then fetches
@@ -20,8 +21,8 @@ class Progress:
         self.interactive = self.stream.isatty()
         self.interval = interval
         self._tenth = max(1, (total - start) // 10)
-        self._began = self._last_time = time.perf_counter()
-        self._last_iteration = start
+        self._last_time, self._last_iteration = time.perf_counter(), start
+        self._first_report = None
         self._next = start + self._tenth
 
     def due(self, iteration: int) -> bool:
@@ -36,11 +37,14 @@ class Progress:
         """Write the line for ``iteration``; ``objective`` is the mean since the last report."""
         now = time.perf_counter()
         rate = (iteration - self._last_iteration) / max(now - self._last_time, 1e-9)
-        left = (now - self._began) / max(iteration - self.start, 1) * (self.total - iteration)
+        left = ""
+        if self._first_report is None:
+            self._first_report = (now, iteration)
+        elif iteration > self._first_report[1]:
+            seconds = (now - self._first_report[0]) / (iteration - self._first_report[1]) * (self.total - iteration)
+            left = f"  {time_left(seconds)}"
         end = "\r" if self.interactive else "\n"
-        self.stream.write(
-            f"iteration {iteration}/{self.total}  objective {objective:.6g}  {rate:.0f} it/s  {time_left(left)}{end}"
-        )
+        self.stream.write(f"iteration {iteration}/{self.total}  objective {objective:.6g}  {rate:.0f} it/s{left}{end}")
         self.stream.flush()
         self._last_time, self._last_iteration = now, iteration
         while self._next <= iteration:
