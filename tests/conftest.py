@@ -26,14 +26,22 @@ SHAPE_CHECKED_MODULES = {
     "test_sod_dgp",
     "test_svgp_equivalence",
 }
+# Modules that switch the checks off altogether: each traces many training steps and prediction
+# graphs (every model exported, restored or run in float32), ~3x slower with them; the contracts
+# are tested in the modules above.
+SHAPE_UNCHECKED_MODULES = {"test_checkpoint_roundtrip", "test_export", "test_float32"}
 
 
 @pytest.fixture(autouse=True)
 def enable_shape_checks(request):
-    """Check the ``check_shapes`` specs in compiled code too for :data:`SHAPE_CHECKED_MODULES`."""
+    """Check the ``check_shapes`` specs in compiled code too for :data:`SHAPE_CHECKED_MODULES`, not
+    at all for :data:`SHAPE_UNCHECKED_MODULES`, in eager calls elsewhere."""
     previous = get_enable_check_shapes()
-    if request.module.__name__.rsplit(".", 1)[-1] in SHAPE_CHECKED_MODULES:
+    module = request.module.__name__.rsplit(".", 1)[-1]
+    if module in SHAPE_CHECKED_MODULES:
         set_enable_check_shapes(ShapeCheckingState.ENABLED)
+    elif module in SHAPE_UNCHECKED_MODULES:
+        set_enable_check_shapes(ShapeCheckingState.DISABLED)
     else:
         set_enable_check_shapes(ShapeCheckingState.EAGER_MODE_ONLY)
     yield

@@ -3,7 +3,6 @@ predicts as the saved model did, and a run resumed in it equals an uninterrupted
 
 import numpy as np
 import pytest
-from check_shapes import ShapeCheckingState, get_enable_check_shapes, set_enable_check_shapes
 
 import gpflow_deep as gd
 from gpflow_deep.registry import MODEL_BUILDERS
@@ -13,15 +12,6 @@ STEPS = 3
 TRAINING = dict(batch_size=16, seed=3, progress=False)
 
 SLOW = pytest.mark.slow  # the default run keeps the cheapest model; DeepGP's resume is also in test_fit.py
-
-
-@pytest.fixture(autouse=True)
-def enable_shape_checks():
-    """Off here: each test traces three training steps and two predictions, ~3x slower with them."""
-    previous = get_enable_check_shapes()
-    set_enable_check_shapes(ShapeCheckingState.DISABLED)
-    yield
-    set_enable_check_shapes(previous)
 
 
 @pytest.mark.parametrize(

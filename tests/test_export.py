@@ -8,7 +8,6 @@ import textwrap
 
 import numpy as np
 import pytest
-from check_shapes import ShapeCheckingState, get_enable_check_shapes, set_enable_check_shapes
 
 import gpflow_deep as gd
 from gpflow_deep.export import SIGNATURES
@@ -70,15 +69,6 @@ SERVE = textwrap.dedent(
     """
     % (SAMPLES, SEED, SAMPLES, SAMPLES, SAMPLES)
 )
-
-
-@pytest.fixture(autouse=True)
-def enable_shape_checks():
-    """Off here (tracing 20 prediction graphs with them costs ~3x); the contracts are tested elsewhere."""
-    previous = get_enable_check_shapes()
-    set_enable_check_shapes(ShapeCheckingState.DISABLED)
-    yield
-    set_enable_check_shapes(previous)
 
 
 def perturbed(model, rng):

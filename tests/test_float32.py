@@ -4,7 +4,6 @@ with a test log-likelihood close to the same run in double precision."""
 import gpflow
 import numpy as np
 import pytest
-from check_shapes import ShapeCheckingState, get_enable_check_shapes, set_enable_check_shapes
 
 import gpflow_deep as gd
 from gpflow_deep.registry import MODEL_BUILDERS
@@ -17,15 +16,6 @@ SMALL = {
     "sod_dgp": dict(subset_size=20),
 }
 PATHS = 300  # Monte Carlo paths in predictions: with 20, two seeds differ by ~0.3 nats per point
-
-
-@pytest.fixture(autouse=True)
-def enable_shape_checks():
-    """Off here: the subject is the float type, and each test traces four training steps."""
-    previous = get_enable_check_shapes()
-    set_enable_check_shapes(ShapeCheckingState.DISABLED)
-    yield
-    set_enable_check_shapes(previous)
 
 
 @pytest.fixture(scope="module")

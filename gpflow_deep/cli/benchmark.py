@@ -4,7 +4,7 @@ import argparse
 import os
 import time
 
-from .parsing import CommandError, example_epilog, paragraph
+from .parsing import CommandError, comma_separated, example_epilog, paragraph
 
 DEFAULT_RESULTS = os.path.join("gpflow_deep_benchmark", "results.jsonl")
 
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _names(text: str, known, option: str):
-    names = [name.strip() for name in text.split(",") if name.strip()]
+    names = comma_separated(text)
     unknown = [name for name in names if name not in known]
     if not names or unknown:
         raise CommandError(f"{option}: unknown {', '.join(unknown) or 'empty list'}; choose from {', '.join(known)}")

@@ -2,7 +2,7 @@
 
 import argparse
 
-from .parsing import example_epilog, paragraph
+from .parsing import comma_separated, example_epilog, paragraph
 
 FULL_ITERATIONS = 20_000
 
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
     run_demo(
         dataset=args.dataset,
-        models=[name.strip() for name in args.models.split(",") if name.strip()],
+        models=comma_separated(args.models),
         iterations=FULL_ITERATIONS if args.full else args.iterations,
         split=args.split,
         log_dir=args.log_dir,

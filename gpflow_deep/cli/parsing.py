@@ -3,7 +3,7 @@
 import argparse
 import sys
 import textwrap
-from typing import NoReturn
+from typing import List, NoReturn
 
 
 class CommandError(Exception):
@@ -26,3 +26,8 @@ def example_epilog(*lines: str) -> str:
 def paragraph(text: str) -> str:
     """A ``--help`` description wrapped to the terminal's usual width (the formatter keeps it as is)."""
     return textwrap.fill(text, width=88)
+
+
+def comma_separated(text: str) -> List[str]:
+    """``'sgp, dgp2,'`` -> ``['sgp', 'dgp2']``: the names of a comma-separated option."""
+    return [name.strip() for name in text.split(",") if name.strip()]
