@@ -95,9 +95,9 @@ def _in_chunks(
     seed: tf.Tensor,
     rows: Callable,
 ) -> Tuple[tf.Tensor, ...]:
-    """``quantity`` evaluated on chunks of ``prediction_batch_size`` rows, chunk c with the seed
-    folded with c (as ``DeepMixtureModel._predict``); ``rows`` turns a chunk's output into tensors
-    with the point axis first, which are joined along it."""
+    """``quantity`` evaluated on chunks of ``prediction_batch_size`` rows, each with the same seed
+    and its first row's index (as ``DeepMixtureModel._predict``); ``rows`` turns a chunk's output
+    into tensors with the point axis first, which are joined along it."""
     with tf.init_scope():  # the model's own compiled chunk (cached), called from this graph
         evaluate = compiled_prediction(model, quantity).get_concrete_function()
     seed = _seed_pair(seed)
@@ -108,9 +108,8 @@ def _in_chunks(
 
     def chunk_rows(chunk: tf.Tensor) -> Tuple[tf.Tensor, ...]:
         start = chunk * size
-        chunk_seed = tf.cast(tf.random.experimental.stateless_fold_in(seed, chunk), tf.int64)
         chunk_targets = [target[start : start + size] for target in targets]
-        return rows(evaluate(X[start : start + size], *chunk_targets, num_samples, chunk_seed))
+        return rows(evaluate(X[start : start + size], *chunk_targets, num_samples, seed, tf.cast(start, tf.int64)))
 
     first = chunk_rows(tf.constant(0))
     arrays = tuple(tf.TensorArray(part.dtype, size=count, infer_shape=False).write(0, part) for part in first)

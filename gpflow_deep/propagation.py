@@ -13,6 +13,8 @@ import tensorflow as tf
 from check_shapes import check_shapes
 from gpflow.config import default_jitter
 
+from .row_noise import NoiseSource, independent_noise
+
 
 class LayerOutput(NamedTuple):
     """What one layer produced on S paths: ``means, variances, values: [S, N, D_l]``.
@@ -30,13 +32,19 @@ class LayerOutput(NamedTuple):
     "seed: [2]",
 )
 def sample_layers(
-    layers: Sequence, X: tf.Tensor, num_samples: int, seed: tf.Tensor, mode: str = "posterior"
+    layers: Sequence,
+    X: tf.Tensor,
+    num_samples: int,
+    seed: tf.Tensor,
+    mode: str = "posterior",
+    noise: NoiseSource = independent_noise,
 ) -> List[LayerOutput]:
     """Doubly stochastic propagation (Salimbeni & Deisenroth 2017, eq. 15).
 
     Every path draws ``f = mean + ε ⊙ sqrt(var)`` from each layer's marginal at its own inputs,
     independently per point and output: no N×N covariance is formed. ``mode`` picks the
-    distribution every layer is evaluated under (``"cavity"`` for approximate EP's training).
+    distribution every layer is evaluated under (``"cavity"`` for approximate EP's training);
+    ``noise`` draws ε (keyed by row in predictions, :mod:`gpflow_deep.row_noise`).
     """
     inputs = X[None]
     outputs = []
@@ -44,8 +52,7 @@ def sample_layers(
         inputs = _on_every_path(layer, inputs, num_samples)
         mean, var = layer.marginals(inputs, seed=_own_seed(seed, index), mode=mode)
         shape = tf.concat([[num_samples], tf.shape(mean)[1:]], axis=0)
-        noise = tf.random.stateless_normal(shape, seed=_layer_seed(seed, index), dtype=mean.dtype)
-        values = mean + tf.sqrt(var) * noise
+        values = mean + tf.sqrt(var) * noise(shape, _layer_seed(seed, index), mean.dtype)
         outputs.append(LayerOutput(*_broadcast_paths(mean, var, num_samples), values))
         inputs = values
     return outputs
@@ -56,12 +63,13 @@ def sample_layers(
     "seed: [2]",
 )
 def sample_layers_feeding_inputs(
-    layers: Sequence, X: tf.Tensor, num_samples: int, seed: tf.Tensor
+    layers: Sequence, X: tf.Tensor, num_samples: int, seed: tf.Tensor, noise: NoiseSource = independent_noise
 ) -> List[LayerOutput]:
     """:func:`sample_layers` with the original inputs fed forward (Cutajar et al. 2017, Section
     4.3; Duvenaud et al. 2014): every layer after the first receives ``[values below, X]``, so its
     input width is the width below plus D. The outputs are each layer's own, without X."""
-    return sample_layers([layers[0]] + [_FedInputs(layer, X) for layer in layers[1:]], X, num_samples, seed)
+    fed = [layers[0]] + [_FedInputs(layer, X) for layer in layers[1:]]
+    return sample_layers(fed, X, num_samples, seed, noise=noise)
 
 
 class _FedInputs:

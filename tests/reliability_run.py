@@ -2,8 +2,9 @@
 
     python tests/reliability_run.py CHECKPOINT_DIR OUTPUT.npz [--pause-after-save S] [--hang-in-commit MARKER]
 
-Fits a 2-layer DeepGP (N=40, M=5) with minibatches for ITERATIONS steps and saves its trainable
-variables to OUTPUT.npz. ``--pause-after-save`` sleeps after each checkpoint, so that a kill lands
+Fits a 2-layer DeepGP (N=40, M=5) with minibatches for ITERATIONS steps, scored on held-out data
+every 5 steps and ending with the best parameters (early stopping's state must survive a kill as
+well), and saves its trainable variables, the held-out history and the best iteration to OUTPUT.npz. ``--pause-after-save`` sleeps after each checkpoint, so that a kill lands
 mid-run; ``--hang-in-commit`` creates MARKER and hangs once a checkpoint's files are written but
 before the directory records it, so that a kill lands inside a checkpoint write.
 """
@@ -29,7 +30,7 @@ def data():
 def train(checkpoint_dir, output):
     X, Y = data()
     model = gd.build_deep_gp(X, Y, num_layers=2, num_inducing=5, num_samples=2, seed=SEED)
-    gd.fit(
+    result = gd.fit(
         model,
         (X, Y),
         ITERATIONS,
@@ -37,9 +38,13 @@ def train(checkpoint_dir, output):
         seed=SEED,
         checkpoint_dir=checkpoint_dir,
         checkpoint_every=CHECKPOINT_EVERY,
+        monitor_every=CHECKPOINT_EVERY,
         progress=False,
+        validation_data=(X[:10] + 0.5, Y[:10]),
+        restore_best=True,
     )
-    np.savez(output, *[v.numpy() for v in model.trainable_variables])
+    extra = dict(history=np.array(result.validation), best_iteration=result.best_iteration)
+    np.savez(output, *[v.numpy() for v in model.trainable_variables], **extra)
 
 
 def pause_after_save(seconds):

@@ -1,9 +1,7 @@
 """Properties of every model's predictive over random small set-ups (hypothesis): documented
 shapes, finite values, positive variances, a Gaussian ``predict_log_density`` equal to the density
-of ``predict_mixture``, and (for fixed mixtures) no dependence on the prediction chunk size.
-
-Monte Carlo predictions do depend on the chunk size: each chunk draws its own paths
-(``DeepMixtureModel._predict``); the strict xfail below says so until that changes."""
+of ``predict_mixture``, and no dependence on the prediction chunk size (Monte Carlo models
+included: their noise is keyed by row, :mod:`gpflow_deep.row_noise`)."""
 
 import gpflow
 import numpy as np
@@ -101,11 +99,9 @@ def check_predictive(builder, set_up):
         assert np.all(y_var > 0)
         expected = gaussian_mixture_log_density(mixture, Y, model.likelihood.variance.numpy())
         np.testing.assert_allclose(log_density, expected, rtol=1e-8, atol=1e-8)
-    other_seed = model.predict_y(X, num_samples=S, seed=2)[0].numpy()
-    if np.array_equal(other_seed, y_mean):  # a fixed mixture (DSPP, moment matching, one layer)
-        model.prediction_batch_size = set_up["chunk"]
-        for chunked, whole in zip(model.predict_y(X, num_samples=S, seed=1), (y_mean, y_var)):
-            np.testing.assert_allclose(chunked.numpy(), whole, rtol=1e-10, atol=1e-12)
+    model.prediction_batch_size = set_up["chunk"]
+    for chunked, whole in zip(model.predict_y(X, num_samples=S, seed=1), (y_mean, y_var)):
+        np.testing.assert_allclose(chunked.numpy(), whole, rtol=1e-10, atol=1e-12)
 
 
 PROPERTY_SETTINGS = settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
@@ -121,12 +117,19 @@ def test_every_model_keeps_its_predictive_properties(builder):
     check()
 
 
-@pytest.mark.xfail(reason="each prediction chunk draws its own Monte Carlo paths", strict=True)
-def test_monte_carlo_predictions_do_not_depend_on_the_chunk_size():
+@pytest.mark.parametrize("builder", sorted(set(MODELS) - {"build_dspp"}))
+def test_monte_carlo_predictions_do_not_depend_on_the_chunk_size(builder):
+    """150 rows (more than two noise blocks) in one chunk, and in chunks of 37 that straddle the
+    blocks: the same paths, the same noise per row, the same numbers; another seed differs."""
     r = np.random.default_rng(0)
-    X = r.uniform(-1, 1, size=(12, 2))
-    model = gd.build_deep_gp(X, np.sin(X[:, :1]), num_layers=2, num_inducing=4)
+    X = r.uniform(-1, 1, size=(150, 2))
+    model = getattr(gd, builder)(X, np.sin(X[:, :1]), num_layers=2, seed=0, **MODELS[builder][0](4))
     perturb(model, r)
-    whole = model.predict_y(X, num_samples=3, seed=1)[0].numpy()
-    model.prediction_batch_size = 5
-    np.testing.assert_allclose(model.predict_y(X, num_samples=3, seed=1)[0].numpy(), whole, rtol=1e-10)
+    data = (X, np.sin(X[:, :1]))
+    whole = [model.predict_y(X, num_samples=3, seed=1)[0], model.predict_log_density(data, num_samples=3, seed=1)]
+    other_seed = model.predict_y(X, num_samples=3, seed=2)[0]
+    assert not np.allclose(other_seed, whole[0])
+    model.prediction_batch_size = 37
+    chunked = [model.predict_y(X, num_samples=3, seed=1)[0], model.predict_log_density(data, num_samples=3, seed=1)]
+    for part, reference in zip(chunked, whole):
+        np.testing.assert_allclose(part.numpy(), reference.numpy(), rtol=1e-10, atol=1e-12)

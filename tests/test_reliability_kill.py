@@ -1,6 +1,7 @@
 """Interrupted training loses nothing: a run killed with SIGKILL (mid-run, or inside a checkpoint
-write) and started again with the same arguments ends with exactly the parameters of an
-uninterrupted run. The runs are real subprocesses of ``tests/reliability_run.py``."""
+write) and started again with the same arguments ends with exactly the parameters, held-out
+history and best iteration of an uninterrupted run (early stopping's state is in the checkpoints).
+The runs are real subprocesses of ``tests/reliability_run.py``."""
 
 import os
 import signal
@@ -43,7 +44,7 @@ def kill_when(process: subprocess.Popen, ready) -> None:
 
 def parameters(output: Path) -> list:
     with np.load(output) as saved:
-        return [saved[name] for name in saved.files]
+        return [saved[name] for name in sorted(saved.files)]
 
 
 def recorded_iterations(checkpoint_dir: Path) -> list:
@@ -84,6 +85,8 @@ def test_sigkill_mid_run_then_rerun_ends_exactly_as_an_uninterrupted_run(uninter
     assert done and max(done) < ITERATIONS  # it was stopped part-way, after a checkpoint
     finish(start(checkpoints, output))
     assert max(recorded_iterations(checkpoints)) == ITERATIONS
+    with np.load(output) as resumed:
+        assert len(resumed["history"]) == ITERATIONS // 5  # every check, those before the kill included
     assert_identical(parameters(output), uninterrupted())
 
 
@@ -95,3 +98,4 @@ def test_sigkill_inside_a_checkpoint_write_leaves_the_previous_one_usable(uninte
     assert (checkpoints / "ckpt-10.index").exists()
     finish(start(checkpoints, output))
     assert_identical(parameters(output), uninterrupted())
+

@@ -12,6 +12,7 @@ from ..mixtures import GaussianMixture
 from ..moment_matching import moment_matched_layers
 from ..objectives import predictive_log_likelihood, total_regulariser
 from ..propagation import LayerOutput, sample_layers
+from ..row_noise import independent_noise
 from ..validation import check_positive_int
 from .base import DeepMixtureModel, objective_shapes
 
@@ -61,16 +62,16 @@ class AEPDGP(DeepMixtureModel):
         self.propagation = propagation
         self.monte_carlo = propagation == "monte_carlo"
 
-    def _propagate(self, X: tf.Tensor, num_samples, seed, mode: str) -> Tuple[List[LayerOutput], tf.Tensor]:
+    def _propagate(self, X: tf.Tensor, num_samples, seed, mode: str, noise=independent_noise):
         """Every layer's outputs on the paths through q (``"posterior"``) or the cavities, and the
         paths' log-weights (uniform over S Monte Carlo paths; one path when moment matching)."""
         if not self.monte_carlo:
             return moment_matched_layers(self.layers, X, mode), tf.zeros([1], X.dtype)
         log_weights = tf.fill([num_samples], -tf.math.log(tf.cast(num_samples, X.dtype)))
-        return sample_layers(self.layers, X, num_samples, seed, mode=mode), log_weights
+        return sample_layers(self.layers, X, num_samples, seed, mode=mode, noise=noise), log_weights
 
-    def _paths(self, X: tf.Tensor, num_samples, seed) -> Tuple[List[LayerOutput], tf.Tensor]:
-        return self._propagate(X, num_samples, seed, "posterior")
+    def _paths(self, X: tf.Tensor, num_samples, seed, first_row=None) -> Tuple[List[LayerOutput], tf.Tensor]:
+        return self._propagate(X, num_samples, seed, "posterior", self._noise(X, first_row))
 
     @objective_shapes
     def energy(self, data: RegressionData) -> tf.Tensor:

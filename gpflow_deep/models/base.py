@@ -27,6 +27,7 @@ from ..mixtures import (
 from ..numerics import checked_prediction
 from ..objectives import layer_inputs, total_regulariser
 from ..propagation import LayerOutput
+from ..row_noise import NoiseSource, independent_noise, row_keyed_noise
 from ..validation import as_inputs, as_model_data, check_layer_stack, check_positive_int
 
 DEFAULT_PREDICTION_SAMPLES = 100  # the DSVI paper's code evaluates the test log-likelihood with 100
@@ -138,17 +139,31 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
         return total_regulariser(self.layers)
 
     @abc.abstractmethod
-    def _paths(self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor) -> Tuple[List[LayerOutput], tf.Tensor]:
+    def _paths(
+        self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor, first_row: Optional[tf.Tensor] = None
+    ) -> Tuple[List[LayerOutput], tf.Tensor]:
         """Every layer's outputs on S paths at inputs X ``[N, D]``, and the paths' log-weights
-        ``[S]``. Models with a fixed set of paths ignore ``num_samples`` and ``seed``."""
+        ``[S]``. Models with a fixed set of paths ignore ``num_samples``, ``seed`` and ``first_row``.
+        With ``first_row`` (predictions), X are rows ``first_row, ...`` of a larger input, and the
+        noise of each row depends on its index there only (:meth:`_noise`)."""
+
+    @staticmethod
+    def _noise(X: tf.Tensor, first_row: Optional[tf.Tensor]) -> NoiseSource:
+        """The propagation noise for inputs X: independent per call in training, keyed by row from
+        ``first_row`` in predictions (so that the prediction chunk size changes nothing)."""
+        if first_row is None:
+            return independent_noise
+        return row_keyed_noise([(first_row, tf.shape(X)[0])])
 
     def _joint_paths(self, X: tf.Tensor, num_samples: int, seed: tf.Tensor) -> List[LayerOutput]:
         """Paths whose samples are joint over the N points (``full_cov=True``), where the model has them."""
         raise ValueError(f"full_cov: {type(self).__name__} has no joint samples over the test points")
 
-    def _mixture(self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor) -> GaussianMixture:
+    def _mixture(
+        self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor, first_row: Optional[tf.Tensor] = None
+    ) -> GaussianMixture:
         """The predictive mixture over the last layer's f at inputs X ``[N, D]``."""
-        outputs, log_weights = self._paths(X, num_samples, seed)
+        outputs, log_weights = self._paths(X, num_samples, seed, first_row)
         return GaussianMixture(outputs[-1].means, outputs[-1].variances, log_weights)
 
     def _mixture_and_regulariser(
@@ -240,28 +255,30 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
         seed: tf.Tensor,
     ) -> Any:
         """Evaluate ``quantity`` (one of :data:`QUANTITIES`; Y only for ``"log_density"``) in
-        chunks of ``prediction_batch_size`` points, each chunk with its own seed, and join the
-        chunks along the point axis. X and Y are tensors already checked by :func:`validate_inputs`."""
+        chunks of ``prediction_batch_size`` points and join the chunks along the point axis. Every
+        chunk has the same seed (so the same paths) and its first row's index, which keys the
+        noise: the chunk size changes nothing. X and Y are tensors already checked by
+        :func:`validate_inputs`."""
         targets = () if Y is None else (Y,)
         evaluate = compiled_prediction(self, quantity)
         num_samples = tf.constant(num_samples, tf.int32)
         pieces = []
-        for chunk, start in enumerate(range(0, max(X.shape[0], 1), self.prediction_batch_size)):
+        for start in range(0, max(X.shape[0], 1), self.prediction_batch_size):
             rows = slice(start, start + self.prediction_batch_size)
-            chunk_seed = tf.cast(tf.random.experimental.stateless_fold_in(seed, chunk), tf.int64)
-            pieces.append(evaluate(X[rows], *(t[rows] for t in targets), num_samples, chunk_seed))
+            first_row = tf.constant(start, tf.int64)
+            pieces.append(evaluate(X[rows], *(t[rows] for t in targets), num_samples, seed, first_row))
         if quantity == "paths":
             return _concat([piece[0] for piece in pieces], axis=1), pieces[0][1]
         return _concat(pieces, axis=0)
 
 
 def _evaluate(model_ref, quantity: str, X: tf.Tensor, *args: tf.Tensor) -> Any:
-    """One chunk of a prediction; ``args`` is ``([Y,] num_samples, seed)``."""
+    """One chunk of a prediction; ``args`` is ``([Y,] num_samples, seed, first_row)``."""
     model = model_ref()
-    *targets, num_samples, seed = args
+    *targets, num_samples, seed, first_row = args
     if quantity == "paths":
-        return model._paths(X, num_samples, seed)
-    mixture = model._mixture(X, num_samples, seed)
+        return model._paths(X, num_samples, seed, first_row)
+    mixture = model._mixture(X, num_samples, seed, first_row)
     if quantity == "f":
         return mixture_moments(*mixture)
     if quantity == "y":
@@ -289,7 +306,7 @@ def compiled_prediction(model: DeepMixtureModel, quantity: str) -> Callable:
         signature = [tf.TensorSpec([None, model.input_dim], model.dtype)]
         if quantity == "log_density":
             signature.append(tf.TensorSpec([None, None], model.dtype))
-        signature += [tf.TensorSpec([], tf.int32), tf.TensorSpec([2], tf.int64)]
+        signature += [tf.TensorSpec([], tf.int32), tf.TensorSpec([2], tf.int64), tf.TensorSpec([], tf.int64)]
         python_function = functools.partial(_evaluate, weakref.ref(model), quantity)
         functions[quantity] = tf.function(python_function, input_signature=signature)
     return functions[quantity]

@@ -50,9 +50,9 @@ class DeepGP(DeepMixtureModel):
         self.beta = check_non_negative("beta", beta)
         self.data_term = data_term
 
-    def _paths(self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor) -> Tuple[List[LayerOutput], tf.Tensor]:
+    def _paths(self, X: tf.Tensor, num_samples, seed, first_row=None) -> Tuple[List[LayerOutput], tf.Tensor]:
         log_weights = tf.fill([num_samples], -tf.math.log(tf.cast(num_samples, X.dtype)))
-        return sample_layers(self.layers, X, num_samples, seed), log_weights
+        return sample_layers(self.layers, X, num_samples, seed, noise=self._noise(X, first_row)), log_weights
 
     def _joint_paths(self, X: tf.Tensor, num_samples: int, seed: tf.Tensor) -> List[LayerOutput]:
         return sample_layers_jointly(self.layers, X, num_samples, seed)

@@ -77,7 +77,7 @@ class DSPP(DeepMixtureModel):
         """``[S]`` log mixture weights (a log-softmax of the learned logits)."""
         return tf.nn.log_softmax(self.weight_logits)
 
-    def _paths(self, X: tf.Tensor, num_samples=None, seed=None) -> Tuple[List[LayerOutput], tf.Tensor]:
+    def _paths(self, X: tf.Tensor, num_samples=None, seed=None, first_row=None) -> Tuple[List[LayerOutput], tf.Tensor]:
         outputs = sigma_point_layers(self.layers, self.sigma_points, X)
         if not self.sigma_points:  # one layer: S identical paths
             outputs = [_repeat(output, self.num_sigma_points) for output in outputs]

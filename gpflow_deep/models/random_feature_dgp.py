@@ -56,10 +56,10 @@ class RandomFeatureDGP(DeepMixtureModel):
                 f"feed_forward={self.feed_forward}: layers after the first need fed_input_dim {expected}, got {fed}"
             )
 
-    def _paths(self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor) -> Tuple[List[LayerOutput], tf.Tensor]:
+    def _paths(self, X: tf.Tensor, num_samples, seed, first_row=None) -> Tuple[List[LayerOutput], tf.Tensor]:
         propagate = sample_layers_feeding_inputs if self.feed_forward else sample_layers
         log_weights = tf.fill([num_samples], -tf.math.log(tf.cast(num_samples, X.dtype)))
-        return propagate(self.layers, X, num_samples, seed), log_weights
+        return propagate(self.layers, X, num_samples, seed, noise=self._noise(X, first_row)), log_weights
 
     @objective_shapes
     def elbo(self, data: RegressionData) -> tf.Tensor:

@@ -12,6 +12,7 @@ from ..layers.subset_last_layer import SubsetLastLayer
 from ..mixtures import per_component
 from ..objectives import layer_inputs, minibatch_scale, total_regulariser
 from ..propagation import LayerOutput, sample_layers
+from ..row_noise import NoiseSource, independent_noise, row_keyed_noise
 from ..validation import check_positive_int
 from .base import DeepMixtureModel, objective_shapes
 from .parameter_count import num_trainable_parameters
@@ -73,13 +74,18 @@ class SoDDGP(DeepMixtureModel):
         """The number of trained scalars (kernels, q(F_S) of every layer, noise variances)."""
         return num_trainable_parameters(self)
 
-    def _propagate(self, X: tf.Tensor, num_samples, seed: tf.Tensor) -> Tuple[tf.Tensor, List[LayerOutput]]:
+    def _propagate(
+        self, X: tf.Tensor, num_samples, seed: tf.Tensor, noise: NoiseSource = independent_noise
+    ) -> Tuple[tf.Tensor, List[LayerOutput]]:
         """[X_S; X] and every layer's outputs on T paths, subset rows first."""
         inputs = tf.concat([tf.convert_to_tensor(self.subset_inputs), X], axis=0)
-        return inputs, sample_layers(self.layers, inputs, num_samples, seed)
+        return inputs, sample_layers(self.layers, inputs, num_samples, seed, noise=noise)
 
-    def _paths(self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor) -> Tuple[List[LayerOutput], tf.Tensor]:
-        _, outputs = self._propagate(X, num_samples, seed)
+    def _paths(self, X: tf.Tensor, num_samples, seed, first_row=None) -> Tuple[List[LayerOutput], tf.Tensor]:
+        noise = independent_noise
+        if first_row is not None:  # the subset's rows keyed apart from the inputs'
+            noise = row_keyed_noise([(0, self.num_subset), (first_row, tf.shape(X)[0])])
+        _, outputs = self._propagate(X, num_samples, seed, noise)
         log_weights = tf.fill([num_samples], -tf.math.log(tf.cast(num_samples, X.dtype)))
         M = self.num_subset
         return [LayerOutput(*(field[:, M:] for field in output)) for output in outputs], log_weights

@@ -21,12 +21,15 @@ MAX_TO_KEEP = 3
 logger = logging.getLogger("gpflow_deep")
 
 
-def resume_or_start(checkpoint_dir: str, model, training: TrainingStep) -> tf.train.CheckpointManager:
-    """A manager saving the model, the optimizer, the iteration count and the minibatch iterator;
-    the newest readable checkpoint in ``checkpoint_dir``, if any, is restored into them now."""
+def resume_or_start(
+    checkpoint_dir: str, model, training: TrainingStep, **more: tf.Module
+) -> tf.train.CheckpointManager:
+    """A manager saving the model, the optimizer, the iteration count, the minibatch iterator and
+    ``more`` (e.g. the early-stopping state); the newest readable checkpoint in ``checkpoint_dir``,
+    if any, is restored into them now."""
     if hasattr(training.optimizer, "build") and not getattr(training.optimizer, "built", False):
         training.optimizer.build(training.variables)  # slots exist now, so they restore at once
-    tracked = dict(model=model, optimizer=training.optimizer, iteration=training.iteration)
+    tracked = dict(model=model, optimizer=training.optimizer, iteration=training.iteration, **more)
     if training.batches is not None:
         tracked["data"] = training.batches
     checkpoint = tf.train.Checkpoint(**tracked)

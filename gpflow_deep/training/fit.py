@@ -146,12 +146,15 @@ def fit(
         seed=seed,
         jit_compile=jit_compile,
     )
-    checkpoints = resume_or_start(checkpoint_dir, model, training) if checkpoint_dir is not None else None
+    stopping = EarlyStopping(model, validation_data, patience) if validation_data is not None else None
+    checkpoints = None
+    if checkpoint_dir is not None:
+        more = {} if stopping is None else dict(early_stopping=stopping.state)
+        checkpoints = resume_or_start(checkpoint_dir, model, training, **more)
     start = int(training.iteration.numpy())
     guard = NonFiniteGuard(model, training, on_nonfinite, X[: model.prediction_batch_size])
 
     tasks = monitor_tasks(log_dir, model, validation_data, X.numpy()) if log_dir else []
-    stopping = EarlyStopping(model, validation_data, patience) if validation_data is not None else None
     reporter = Progress(iterations, start) if progress else None
     losses: List[tf.Tensor] = []
     reported = 0
