@@ -17,6 +17,9 @@ identical architecture and initial values, ``peers/gpflux_dgp.py``); ``gpflux-bu
 own ``build_constant_input_dim_deep_gp``, 2 layers, M=100); ``gpytorch`` (GPyTorch's DSPP with the
 architecture of ``dspp2-gpytorch-setup``, ``peers/gpytorch_dspp.py``).
 
+``--float-type float32`` trains and scores the package's models in float32 (records carry
+``float_type``; float64 records, the default, have no such key).
+
 Re-running a command skips the splits already in the results file.
 """
 
@@ -40,7 +43,7 @@ PEER_MODELS = (*DEEP_GP_LAYERS, "dspp2-gpytorch-setup")
 def run_keys(args, split: int) -> dict:
     """What identifies a run in the results file (a split already there is skipped)."""
     if not peer_run(args):
-        return benchmarking.run_keys(args.model, args.dataset, split, args.iterations, args.batch_size)
+        return benchmarking.run_keys(args.model, args.dataset, split, args.iterations, args.batch_size, args.float_type)
     keys = dict(
         dataset=args.dataset,
         model=args.model,
@@ -92,7 +95,9 @@ def _dspp_gpytorch_setup(args, part, train, batch):
 def run_split(args, split: int) -> dict:
     """Train and score one split; returns the result record."""
     if not peer_run(args):
-        return benchmarking.run_split(args.model, args.dataset, split, args.iterations, args.batch_size, args.seed)
+        return benchmarking.run_split(
+            args.model, args.dataset, split, args.iterations, args.batch_size, args.seed, float_type=args.float_type
+        )
     keys = run_keys(args, split)
     part = gd.datasets.uci_split(gd.datasets.load(args.dataset), split)
     train = (part.X_train, part.Y_train)
@@ -126,6 +131,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=None, help="default: the model's paper setting")
     parser.add_argument("--beta", type=float, default=1.0, help="KL weight of dspp2-gpytorch-setup")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--float-type", default="float64", choices=benchmarking.protocol.FLOAT_TYPES)
     parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "uci.jsonl"))
     parser.add_argument("--threads", type=int, default=0, help="threads per op for TensorFlow and torch (0: all cores)")
     args = parser.parse_args()
@@ -133,6 +139,8 @@ def main() -> None:
         parser.error("--implementation gpytorch runs --model dspp2-gpytorch-setup")
     if args.implementation.startswith("gpflux") and args.model not in DEEP_GP_LAYERS:
         parser.error("GPflux runs the DeepGP models (sgp, dgp2, dgp3)")
+    if peer_run(args) and args.float_type != "float64":
+        parser.error("--float-type float32 runs the package's own models")
     if peer_run(args):
         args.iterations = args.iterations or benchmarking.protocol.PAPER_ITERATIONS
         args.batch_size = args.batch_size or benchmarking.protocol.PAPER_BATCH

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Tuple
 
+import gpflow
 import numpy as np
 
 from .. import datasets, metrics
@@ -22,6 +23,7 @@ from .machine import machine, versions
 
 PAPER_ITERATIONS = 20_000
 PAPER_BATCH = 10_000  # full batch below this many points
+FLOAT_TYPES = ("float64", "float32")
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,7 @@ def _random_feature_dgp(run: Run):
     """DGP-RBF: one hidden layer of 3 GPs, 100 features, Ω var-fixed, Θ fixed for the first 3/5 of
     the run; one Monte Carlo path in training (the paper switches to 100 halfway)."""
     fixed_for = run.iterations * 3 // 5
-    model = build_random_feature_dgp(run.X, run.Y, 2, seed=run.seed)
+    model = build_random_feature_dgp(run.X, run.Y, 2, setup="paper", seed=run.seed)
     result = _fit(model, run, fixed_hyperparameters_for=fixed_for)
     return model, dict(fixed_hyperparameters_for=fixed_for, seconds_per_iteration=result.seconds_per_iteration)
 
@@ -139,17 +141,25 @@ PROTOCOL_MODELS: Dict[str, ProtocolModel] = {
 
 
 def run_keys(
-    model: str, dataset: str, split: int, iterations: Optional[int] = None, batch_size: Optional[int] = None
+    model: str,
+    dataset: str,
+    split: int,
+    iterations: Optional[int] = None,
+    batch_size: Optional[int] = None,
+    float_type: str = "float64",
 ) -> Dict:
     """What identifies a run in a result file (a run already there is not repeated), with the
-    model's paper settings for the ``iterations`` and ``batch_size`` not given."""
+    model's paper settings for the ``iterations`` and ``batch_size`` not given. float32 runs carry
+    ``float_type``; float64 records (the default) have no such key."""
     if model not in PROTOCOL_MODELS:
         raise ValueError(f"model: unknown {model!r}; choose from {', '.join(PROTOCOL_MODELS)}")
+    if float_type not in FLOAT_TYPES:
+        raise ValueError(f"float_type must be one of {FLOAT_TYPES}, got {float_type!r}")
     spec = PROTOCOL_MODELS[model]
     batch_size = batch_size or spec.batch_size
     if iterations is None:
         iterations = spec.default_iterations(len(datasets.uci_split(datasets.load(dataset), split).X_train))
-    return dict(
+    keys = dict(
         dataset=dataset,
         model=model,
         implementation="gpflow_deep",
@@ -157,6 +167,7 @@ def run_keys(
         iterations=iterations,
         batch_size=batch_size,
     )
+    return keys if float_type == "float64" else dict(keys, float_type=float_type)
 
 
 def run_split(
@@ -167,22 +178,26 @@ def run_split(
     batch_size: Optional[int] = None,
     seed: int = 0,
     progress: bool = False,
+    float_type: str = "float64",
 ) -> Dict:
     """Train ``model`` (a key of :data:`PROTOCOL_MODELS`) on one split of ``dataset`` and score it.
 
-    ``iterations`` and ``batch_size`` default to the model's paper setting. Returns the result
-    record: the run's keys, test log-likelihood, RMSE and CRPS in original units, training seconds,
-    the machine and library versions, and the model's own fields (the chosen β, ...).
+    ``iterations`` and ``batch_size`` default to the model's paper setting; ``float_type="float32"``
+    builds, trains and scores the model in float32 (GPflow's default float set for the run). Returns
+    the result record: the run's keys, test log-likelihood, RMSE and CRPS in original units,
+    training seconds, the machine and library versions, and the model's own fields (the chosen β, ...).
     """
-    keys = run_keys(model, dataset, split, iterations, batch_size)
+    keys = run_keys(model, dataset, split, iterations, batch_size, float_type)
     spec, part = PROTOCOL_MODELS[model], datasets.uci_split(datasets.load(dataset), split)
     batch = None if keys["batch_size"] >= len(part.X_train) else keys["batch_size"]
-    run = Run(part.X_train, part.Y_train, dataset, keys["iterations"], batch, seed, progress)
-    began = time.perf_counter()
-    trained, extra = spec.train(run)
-    seconds = time.perf_counter() - began
-    options = {} if spec.test_samples is None else dict(num_samples=spec.test_samples, seed=seed)
-    scores = metrics.evaluate(trained, part.X_test, part.Y_test, part.y_std, **options)
+    X, Y = (part.X_train.astype(float_type), part.Y_train.astype(float_type))
+    run = Run(X, Y, dataset, keys["iterations"], batch, seed, progress)
+    with gpflow.config.as_context(gpflow.config.Config(float=np.dtype(float_type).type)):
+        began = time.perf_counter()
+        trained, extra = spec.train(run)
+        seconds = time.perf_counter() - began
+        options = {} if spec.test_samples is None else dict(num_samples=spec.test_samples, seed=seed)
+        scores = metrics.evaluate(trained, part.X_test, part.Y_test, part.y_std, **options)
     return dict(
         keys,
         effective_batch=run.batch_size or len(part.X_train),
