@@ -34,3 +34,11 @@ def test_custom_loop_writes_tensorboard_events(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["custom_training_loop.py", "--quick", "--log-dir", "logs"])
     runpy.run_path(os.path.join(EXAMPLES, "custom_training_loop.py"), run_name="__main__")
     assert any(name.startswith("events.out.tfevents") for name in os.listdir(tmp_path / "logs"))
+
+
+def test_streaming_example_prints_the_test_log_likelihood(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["streaming_fit.py", "--quick"])
+    runpy.run_path(os.path.join(EXAMPLES, "streaming_fit.py"), run_name="__main__")
+    output = capsys.readouterr().out
+    assert "2000 rows streamed, 20 steps" in output
+    assert float(output.split("test log-likelihood:")[1].split()[0]) > -3

@@ -66,6 +66,14 @@ def test_a_nan_objective_with_rollback_halves_the_learning_rate_and_finishes():
     assert all(np.all(np.isfinite(value)) for value in trained(model))
 
 
+def test_rollback_halves_the_natural_gradient_step_as_well():
+    CALLS.assign(0)
+    model = deep_gp(NaNAtCall(30, variance=0.01))  # two objective calls per step: the second of step 15
+    result = gd.fit(model, (X, Y), 30, seed=0, natgrad_gamma=0.1, on_nonfinite="rollback", progress=False)
+    assert result.rollbacks == [Rollback(15, 10, pytest.approx(0.005), pytest.approx(0.05))]
+    assert np.all(np.isfinite(result.objectives)) and all(np.all(np.isfinite(v)) for v in trained(model))
+
+
 def failing_cholesky_model():
     """Layer 1's inducing inputs all at one point: with no jitter its Kuu has rank 1."""
     model = deep_gp()

@@ -1,9 +1,10 @@
 """``fit``: train a deep model with minibatches, any TensorFlow optimizer, TensorBoard and
 checkpoints, the whole step compiled as one ``tf.function``."""
 
+import contextlib
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import tensorflow as tf
@@ -11,8 +12,10 @@ from gpflow.keras import tf_keras
 
 from ..models import DeepMixtureModel
 from ..numerics import is_factorisation_error
-from ..validation import as_model_data, check_choice, check_num_data, check_positive, check_positive_int, check_seed
+from ..validation import as_model_data, check_choice, check_positive, check_positive_int, check_seed
 from .checkpoints import resume_or_start
+from .data import check_training_data, training_inputs
+from .distributed import checkpoint_directory
 from .early_stopping import EarlyStopping
 from .monitoring import monitor_tasks
 from .nonfinite import ON_NONFINITE, NonFiniteGuard, Rollback
@@ -52,7 +55,7 @@ class FitResult:
 
 def fit(
     model: DeepMixtureModel,
-    data: Tuple[np.ndarray, np.ndarray],
+    data: Union[Tuple[np.ndarray, np.ndarray], tf.data.Dataset],
     iterations: int = 1000,
     *,
     batch_size: Optional[int] = None,
@@ -72,14 +75,18 @@ def fit(
     fixed_hyperparameters_for: int = 0,
     num_samples_schedule: Optional[Dict[int, int]] = None,
     on_nonfinite: str = "stop",
+    strategy: Optional[tf.distribute.Strategy] = None,
 ) -> FitResult:
     """Maximise the model's objective for ``iterations`` steps in total.
 
     :param model: a model of this package.
-    :param data: the training pair (X ``[N, D]``, Y ``[N, P]``).
+    :param data: the training pair (X ``[N, D]``, Y ``[N, P]``), or a ``tf.data.Dataset`` of
+        batches (X ``[B, D]``, Y ``[B, P]``) streamed from disk (e.g. :func:`gpflow_deep.training.data.csv_dataset`)
+        and repeated when exhausted; the model's ``num_data`` is N. A dataset is checked from its
+        element spec and its first batch (see ``docs/scaling.md``).
     :param iterations: the step count to reach; a run resumed from a checkpoint does the rest.
     :param batch_size: minibatch size (shuffled every epoch through ``tf.data``); None or at
-        least N for full batch.
+        least N for full batch. None for a dataset, which brings its own batches.
     :param optimizer: any ``tf_keras`` optimizer; Adam with ``learning_rate`` by default.
     :param natgrad_gamma: if given, the last layer's (q_mu, q_sqrt) take natural-gradient steps
         of this size (GPflow's ``NaturalGradient``) and the optimizer trains everything else.
@@ -106,7 +113,13 @@ def fit(
         factorisation fails) does: ``"stop"`` puts back the last good state (taken at most
         ``2 × SNAPSHOT_EVERY`` steps earlier) and raises a ``gpflow_deep.numerics.NumericalError``
         naming the iteration and, where it can be found, the layer; ``"rollback"`` puts it back,
-        halves the learning rate and carries on (``FitResult.rollbacks``; at most ``MAX_ROLLBACKS``).
+        halves the learning rate (and ``natgrad_gamma``) and carries on (``FitResult.rollbacks``; at most
+        ``MAX_ROLLBACKS``).
+    :param strategy: a ``tf.distribute.Strategy`` (``MirroredStrategy``,
+        ``MultiWorkerMirroredStrategy``) under whose scope the model (and a given optimizer) were
+        built: each batch is the global batch, split over the replicas, and the objective and
+        gradients are those of one device on that batch (see ``docs/scaling.md``). Non-chief workers
+        keep their checkpoints in ``checkpoint_dir/worker_<task id>``.
 
     Every argument is checked before any training: data against the model (widths, float type,
     targets its likelihood can score), ``num_data`` against a batch, a checkpoint against the model.
@@ -118,10 +131,8 @@ def fit(
     checkpoint_every = check_positive_int("checkpoint_every", checkpoint_every)
     if not isinstance(model, DeepMixtureModel):
         raise TypeError(f"model must be a gpflow_deep model, got {type(model).__name__}")
-    X, Y = as_model_data(data, model, training=True)
-    if batch_size is not None:
-        check_positive_int("batch_size", batch_size)
-    check_num_data(model.num_data, min(batch_size or X.shape[0], X.shape[0]))
+    data = check_training_data(data, model, batch_size)
+    X = training_inputs(data)  # in memory, or a stream's first batch: for diagnoses and plots
     if validation_data is not None:
         validation_data = as_model_data(validation_data, model, "validation_data")
     elif patience is not None or restore_best:
@@ -132,19 +143,22 @@ def fit(
     schedule = _sample_schedule(model, num_samples_schedule)
     on_nonfinite = check_choice("on_nonfinite", on_nonfinite, ON_NONFINITE)
     seed = check_seed("seed", seed)
-    optimizer = _checked_optimizer(optimizer, learning_rate)
+    with strategy.scope() if strategy is not None else contextlib.nullcontext():
+        optimizer = _checked_optimizer(optimizer, learning_rate)
+    checkpoint_dir = checkpoint_directory(checkpoint_dir, strategy)
     if seed is not None:
         model.rng.reset_from_seed(seed)
 
     training = training_step(
         model,
-        X,
-        Y,
+        data,
         batch_size=batch_size,
         optimizer=optimizer,
         natgrad_gamma=natgrad_gamma,
         seed=seed,
         jit_compile=jit_compile,
+        strategy=strategy,
+        checkpointed=checkpoint_dir is not None,
     )
     stopping = EarlyStopping(model, validation_data, patience) if validation_data is not None else None
     checkpoints = None

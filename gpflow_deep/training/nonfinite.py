@@ -1,5 +1,5 @@
 """What ``fit`` does when a step's objective or gradients are not finite: stop, or roll back to
-the last good state and halve the learning rate."""
+the last good state and halve the learning rate (and the natural-gradient step, if any)."""
 
 import logging
 from typing import List, NamedTuple, Optional
@@ -22,11 +22,13 @@ class Rollback(NamedTuple):
     :ivar failed_iteration: the iteration whose step was not finite.
     :ivar restored_iteration: the iteration of the state put back.
     :ivar learning_rate: the optimizer's learning rate from then on.
+    :ivar natgrad_gamma: the natural-gradient step size from then on (None without natural gradients).
     """
 
     failed_iteration: int
     restored_iteration: int
     learning_rate: float
+    natgrad_gamma: Optional[float] = None
 
 
 class NonFiniteGuard:
@@ -74,9 +76,15 @@ class NonFiniteGuard:
             )
             raise explain(self.model, f"fit: {what} at iteration {iteration}", self.diagnosis_inputs, iteration, then)
         self.training.optimizer.learning_rate.assign(learning_rate)
-        self.rollbacks.append(Rollback(iteration, restored, learning_rate))
+        gamma = self.training.natgrad_gamma
+        if gamma is not None:
+            gamma.assign(gamma / 2)
+        natgrad_gamma = None if gamma is None else float(gamma.numpy())
+        self.rollbacks.append(Rollback(iteration, restored, learning_rate, natgrad_gamma))
         message = "fit: %s at iteration %d; back to iteration %d with learning rate %g"
         logger.warning(message, what, iteration, restored, learning_rate)
+        if gamma is not None:
+            logger.warning("fit: natural-gradient step size now %g", natgrad_gamma)
         return restored
 
     def _snapshot(self) -> Snapshot:

@@ -1,6 +1,7 @@
 """The compiled training step of :func:`~gpflow_deep.fit`: data, gradients and updates."""
 
 import contextlib
+import functools
 from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
@@ -10,6 +11,8 @@ from gpflow.optimizers import NaturalGradient
 
 from ..models import DeepMixtureModel
 from ..validation import check_positive_int
+from .data import TrainingData, batch_iterator, saveable
+from .distributed import check_distributed, mirror_trainable_flags, split_over_replicas
 
 
 @dataclass
@@ -21,7 +24,9 @@ class TrainingStep:
 
     :ivar iteration: the count of updates done, incremented inside the step.
     :ivar variables: what ``optimizer`` trains (all trainable variables but the natural-gradient ones).
-    :ivar batches: the minibatch iterator, or None for full batch.
+    :ivar batches: the batch iterator a checkpoint holds: None for full batch, and for a dataset
+        whose iterator cannot be saved (a resumed run then reads that stream from its start).
+    :ivar natgrad_gamma: the natural-gradient step size, a variable (None without natural gradients).
     """
 
     step: Callable[..., Tuple[tf.Tensor, tf.Tensor]]
@@ -29,29 +34,48 @@ class TrainingStep:
     variables: List[tf.Variable]
     iteration: tf.Variable
     batches: Optional[tf.data.Iterator]
+    natgrad_gamma: Optional[tf.Variable] = None
 
 
 def training_step(
     model: DeepMixtureModel,
-    X: tf.Tensor,
-    Y: tf.Tensor,
+    data: TrainingData,
     *,
     batch_size: Optional[int],
     optimizer: tf_keras.optimizers.Optimizer,
     natgrad_gamma: Optional[float],
     seed: Optional[int],
     jit_compile: bool,
+    strategy: Optional[tf.distribute.Strategy] = None,
+    checkpointed: bool = False,
 ) -> TrainingStep:
     """One ``tf.function``: read a batch, take the natural-gradient step (if any) and the
     optimizer step, count the iteration. With ``jit_compile`` the update is compiled by XLA (the
-    ``tf.data`` read cannot be, so it stays outside the XLA cluster)."""
+    ``tf.data`` read cannot be, so it stays outside the XLA cluster).
+
+    :param data: checked training data (:func:`~gpflow_deep.training.data.check_training_data`):
+        arrays (minibatched by ``batch_size``) or a dataset of batches.
+    :param strategy: a ``tf.distribute.Strategy`` the model and optimizer were created under: each
+        global batch is split over its replicas (:mod:`gpflow_deep.training.distributed`).
+    :param checkpointed: the iterator will be checkpointed: if it cannot be, ``batches`` is None.
+    """
+    if strategy is not None:
+        rows = None if isinstance(data, tf.data.Dataset) else min(batch_size or data[0].shape[0], data[0].shape[0])
+        check_distributed(
+            model, optimizer, strategy, natgrad_gamma=natgrad_gamma, jit_compile=jit_compile, batch_rows=rows
+        )
+        mirror_trainable_flags(model, strategy)
     natgrad_pairs = _natgrad_pairs(model, natgrad_gamma)
-    natgrad = NaturalGradient(gamma=natgrad_gamma) if natgrad_pairs else None
+    gamma = (
+        tf.Variable(natgrad_gamma, dtype=model.dtype, trainable=False, name="natgrad_gamma") if natgrad_pairs else None
+    )
+    natgrad = NaturalGradient(gamma=gamma) if natgrad_pairs else None
     variables = _variables_for_optimizer(model, natgrad_pairs)
     fixed = {v.ref() for v in hyperparameters(model)}
-    iteration = tf.Variable(0, dtype=tf.int64, trainable=False, name="iteration")
-    if hasattr(optimizer, "build") and not getattr(optimizer, "built", False):
-        optimizer.build(variables)  # every variable known now, though some may sit out early steps
+    with strategy.scope() if strategy is not None else contextlib.nullcontext():
+        iteration = tf.Variable(0, dtype=tf.int64, trainable=False, name="iteration")
+        if hasattr(optimizer, "build") and not getattr(optimizer, "built", False):
+            optimizer.build(variables)  # every variable known now, though some may sit out early steps
 
     def update(X_batch: tf.Tensor, Y_batch: tf.Tensor, train_hyperparameters: bool, num_samples):
         batch = (X_batch, Y_batch)
@@ -68,14 +92,62 @@ def training_step(
         iteration.assign_add(1)
         return loss, finite
 
-    compiled_update = tf.function(update, jit_compile=jit_compile)
-    batches = _minibatches(X, Y, batch_size, seed)
+    if strategy is None:
+        compiled_update = tf.function(update, jit_compile=jit_compile)
+    else:
+        compiled_update = tf.function(distributed_update(model, strategy, optimizer, variables, fixed, iteration))
+    batches = batch_iterator(data, batch_size, seed)
 
     def step(train_hyperparameters: bool = True, num_samples: Optional[int] = None) -> Tuple[tf.Tensor, tf.Tensor]:
-        X_batch, Y_batch = (X, Y) if batches is None else next(batches)
+        X_batch, Y_batch = data if batches is None else next(batches)
         return compiled_update(X_batch, Y_batch, train_hyperparameters, num_samples)
 
-    return TrainingStep(tf.function(step), optimizer, variables, iteration, batches)
+    saved = batches
+    if batches is not None and checkpointed and isinstance(data, tf.data.Dataset) and not saveable(batches):
+        saved = None
+    return TrainingStep(tf.function(step), optimizer, variables, iteration, saved, gamma)
+
+
+def distributed_update(
+    model: DeepMixtureModel,
+    strategy: tf.distribute.Strategy,
+    optimizer: tf_keras.optimizers.Optimizer,
+    variables: List[tf.Variable],
+    fixed: set,
+    iteration: tf.Variable,
+) -> Callable[..., Tuple[tf.Tensor, tf.Tensor]]:
+    """The update of :func:`training_step` under ``strategy``: a global batch X ``[B, D]``,
+    Y ``[B, P]`` is split over the R replicas (B_r rows each), replica r takes the loss of its
+    shard weighted by B_r / B, and the optimizer sums the replicas' gradients.
+
+    A model's objective on a batch is (N/B_r) Σ_batch (data term) minus terms that do not depend on
+    the batch (the regulariser, priors). Weighted by B_r / B, the first becomes (N/B) Σ_shard, so the
+    replicas' data terms add up to the single-device one on the global batch, and the rest, with
+    weights summing to one, is counted once. Each replica draws its own noise: the model's generator,
+    created under the strategy's scope, folds the replica id into every draw.
+    """
+
+    def replica_update(X_shard: tf.Tensor, Y_shard: tf.Tensor, global_size, train_hyperparameters, num_samples):
+        trained = variables if train_hyperparameters else [v for v in variables if v.ref() not in fixed]
+        weight = tf.cast(tf.shape(X_shard)[0], X_shard.dtype) / tf.cast(global_size, X_shard.dtype)
+        with monte_carlo_samples(model, num_samples):
+            with tf.GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch(trained)
+                loss = weight * model.training_loss((X_shard, Y_shard))
+        gradients = tape.gradient(loss, trained)
+        finite = all_finite([loss] + [g for g in gradients if g is not None])
+        optimizer.apply_gradients([(g, v) for g, v in zip(gradients, trained) if g is not None])
+        return loss, tf.cast(tf.logical_not(finite), tf.int32)
+
+    def update(X_batch: tf.Tensor, Y_batch: tf.Tensor, train_hyperparameters: bool, num_samples):
+        shards = split_over_replicas(strategy, X_batch, Y_batch)
+        run = functools.partial(replica_update, train_hyperparameters=train_hyperparameters, num_samples=num_samples)
+        losses, failures = strategy.run(run, args=(*shards, tf.shape(X_batch)[0]))
+        iteration.assign_add(1)
+        loss = strategy.reduce(tf.distribute.ReduceOp.SUM, losses, axis=None)
+        return loss, strategy.reduce(tf.distribute.ReduceOp.SUM, failures, axis=None) == 0
+
+    return update
 
 
 def all_finite(tensors: Sequence[tf.Tensor]) -> tf.Tensor:
@@ -106,17 +178,6 @@ def monte_carlo_samples(model: DeepMixtureModel, num_samples: Optional[int]) -> 
         yield
     finally:
         model.num_samples = previous
-
-
-def _minibatches(X: tf.Tensor, Y: tf.Tensor, batch_size: Optional[int], seed: Optional[int]):
-    """An iterator over shuffled minibatches of fixed size, or None for full batch."""
-    N = int(X.shape[0])
-    if batch_size is None or check_positive_int("batch_size", batch_size) >= N:
-        return None
-    dataset = tf.data.Dataset.from_tensor_slices((X, Y))
-    dataset = dataset.shuffle(N, seed=seed, reshuffle_each_iteration=True)
-    dataset = dataset.batch(batch_size, drop_remainder=True).repeat()
-    return iter(dataset.prefetch(tf.data.AUTOTUNE))
 
 
 def _natgrad_pairs(model: DeepMixtureModel, gamma: Optional[float]) -> List[Tuple[tf.Variable, tf.Variable]]:
