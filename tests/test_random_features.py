@@ -95,6 +95,7 @@ def small_model(rng, omega_mode="var-fixed", local=False, N=40, D=2, likelihood=
         local_reparameterisation=local,
         likelihood=likelihood,
         num_samples=num_samples,
+        setup="paper",
     )
     return model, (X, Y)
 
@@ -312,9 +313,9 @@ def test_fit_changes_the_number_of_samples_part_way(rng, monkeypatch):
     traced = []
     paths = model._paths
 
-    def recording_paths(X, num_samples, seed):
+    def recording_paths(X, num_samples, seed, first_row=None):
         traced.append(num_samples)
-        return paths(X, num_samples, seed)
+        return paths(X, num_samples, seed, first_row)
 
     monkeypatch.setattr(model, "_paths", recording_paths)
     result = gd.fit(model, data, 4, num_samples_schedule={2: 7}, progress=False)

@@ -201,7 +201,7 @@ def test_trainable_parameters_against_deep_gp_at_the_same_subset_size_and_depth(
     def rbf(_, width):
         return gpflow.kernels.SquaredExponential(variance=0.5, lengthscales=0.5)
 
-    sod = gd.build_sod_dgp(X, Y, num_layers=3, subset_size=M, hidden_width=W)
+    sod = gd.build_sod_dgp(X, Y, num_layers=3, subset_size=M, hidden_width=W, setup="paper")  # all trained
     dgp = gd.build_deep_gp(X, Y, num_layers=3, num_inducing=M, hidden_width=W, kernel_factory=rbf)
     widths = [(3, W), (W, W), (W, 1)]
     q = sum(L * M + L * M * (M + 1) // 2 for _, L in widths)
@@ -210,6 +210,10 @@ def test_trainable_parameters_against_deep_gp_at_the_same_subset_size_and_depth(
     # DSVI also trains M inducing inputs per layer (its inner noise is a White kernel's variance)
     dgp_count = gd.models.num_trainable_parameters(dgp)
     assert dgp_count - sod.num_trainable_parameters == sum(M * D for D, _ in widths)
+    # setup="data" holds the inner Cholesky factors and noises fixed (docs/sod.md, "Two layers")
+    held = gd.build_sod_dgp(X, Y, num_layers=3, subset_size=M, hidden_width=W)
+    inner = sum(L * M * (M + 1) // 2 + 1 for _, L in widths[:-1])
+    assert held.num_trainable_parameters == sod.num_trainable_parameters - inner
 
 
 @pytest.mark.slow

@@ -105,7 +105,7 @@ def _sod_dgp(run: Run):
     """A k-means subset of M=50 on boston and 100 on concrete (the builder's default elsewhere),
     10 training paths."""
     subset_size = {"boston": 50, "concrete": 100}.get(run.dataset)
-    model = build_sod_dgp(run.X, run.Y, 2, subset_size, seed=run.seed)
+    model = build_sod_dgp(run.X, run.Y, 2, subset_size, setup="paper", seed=run.seed)
     result = _fit(model, run)
     return model, dict(subset_size=model.num_subset, seconds_per_iteration=result.seconds_per_iteration)
 

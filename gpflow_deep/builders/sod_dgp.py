@@ -1,5 +1,7 @@
-"""``build_sod_dgp``: the setup of Jain, Srijith & Khan (2021) from data."""
+"""``build_sod_dgp``: subset-of-data deep GPs (Jain, Srijith & Khan 2021) from data, started from
+the prior and the data (``setup="data"``) or with the paper's settings (``setup="paper"``)."""
 
+import logging
 from typing import Callable, Optional, Union
 
 import gpflow
@@ -10,11 +12,16 @@ from ..layers.subset_last_layer import SubsetLastLayer
 from ..layers.subset_layer import SubsetLayer
 from ..models.sod_dgp import SoDDGP
 from ..validation import check_positive_int
-from .initialisation import training_arrays
+from .initialisation import linear_projection, training_arrays
 from .stack import KernelFactory
 from .subsets import select_subset
 
+logger = logging.getLogger("gpflow_deep")
+
 SMALL_DATA = 800  # below this many training points the paper's "small" subset size applies
+SETUPS = ("data", "paper")
+DATA_INNER_NOISE_VARIANCE = 1e-8  # setup="data": the inter-layer noise, held fixed (docs/sod.md, issue 11)
+DATA_NOISE_FRACTION = 0.01  # setup="data": the likelihood's initial variance, as a fraction of var(Y)
 
 
 def default_subset_size(num_data: int) -> int:
@@ -29,36 +36,63 @@ def build_sod_dgp(
     num_layers: int = 2,
     subset_size: Optional[int] = None,
     *,
+    setup: str = "data",
     subset: Union[str, Callable[[np.ndarray], np.ndarray]] = "kmeans",
     hidden_width: Optional[int] = None,
     kernel_factory: Optional[KernelFactory] = None,
-    kernel_variance: float = 0.5,
-    lengthscale: float = 0.5,
-    noise_variance: float = 0.01,
-    inner_noise_variance: float = 1e-5,
+    kernel_variance: Optional[float] = None,
+    lengthscale: Optional[float] = None,
+    noise_variance: Optional[float] = None,
+    inner_noise_variance: Optional[float] = None,
     inner_q_sqrt_scale: float = 1e-5,
+    train_inner_covariances: Optional[bool] = None,
     joint_sampling: bool = True,
     num_samples: int = 10,
     num_prediction_samples: int = 50,
     seed: int = 0,
 ) -> SoDDGP:
-    """A ``SoDDGP`` with the paper's settings (its Section 4 and public code):
+    """A ``SoDDGP``, in both setups with
 
     - the subset: ``subset_size`` points (:func:`default_subset_size` by default: 50 or 100,
       at most N/2) chosen by k-means, each centre's nearest data point (``subset="random"``, or
       any function of X returning indices);
-    - hidden layers of width ``hidden_width`` = min(30, D), zero mean functions;
-    - RBF kernels with one lengthscale (the paper's code), variance and lengthscale 0.5; any kernel
-      through ``kernel_factory(layer_index, input_width)``;
-    - noise variances 1e-5 between layers and 0.01 at the last (the Gaussian likelihood's,
-      shared with the last layer's q^);
-    - q(F_S) means uniform in [0, 1) (the code's random start), Cholesky factors
-      ``inner_q_sqrt_scale`` · I on inner layers and I on the last;
+    - hidden layers of width ``hidden_width`` = min(30, D), zero mean functions (the paper's);
+    - RBF kernels with one lengthscale (the paper's code); any kernel through
+      ``kernel_factory(layer_index, input_width)``;
+    - one Gaussian likelihood whose variance the last layer's q^ shares (eq. 12);
     - hidden layers sampled jointly on each path (``joint_sampling``: F_S drawn from q, the other
       points from the GP given that draw, eq. 15) rather than point by point (the public code);
-    - T = 10 paths in training, 50 in predictions.
+    - T = ``num_samples`` = 10 paths in training, 50 in predictions.
+
+    ``setup="data"`` (the default) starts every q(F_S) from the prior and the data, and keeps the
+    subset's samples, the next layer's inducing inputs, steady from path to path (docs/sod.md,
+    "Two layers"):
+
+    - each hidden q(F_S) has its mean at the identity (or PCA projection) of the subset's inputs,
+      so that the hidden layers start as the identity, and the Cholesky factor
+      ``inner_q_sqrt_scale`` (1e-5) · chol K(subset inputs);
+    - the last q(F_S) is the prior N(0, K), so that q^ starts as the GP posterior given y_S;
+    - lengthscales 0.5 · sqrt(D_in) × the inputs' standard deviation (the paper's 0.5 for one
+      standardised input; shorter ones than sqrt(D_in) keep K(X_S) of a dense subset well conditioned),
+      hidden kernel variances the variance of their inputs, the last one var(Y), the likelihood's
+      0.01 · var(Y);
+    - the inter-layer noise variances (1e-8) and the hidden Cholesky factors are held fixed
+      (``train_inner_covariances=False``): trained, Adam grows them within tens of steps, the
+      subset's samples then jitter from path to path and the last layer's KL against
+      p(F_S | Z_S) drives its lengthscale to zero.
+
+    ``setup="paper"`` is the paper's (its Section 4 and public code): variance and lengthscale 0.5,
+    noise variances 1e-5 between layers and 0.01 at the likelihood, q(F_S) means uniform in
+    [0, 1) (the code's random start), Cholesky factors ``inner_q_sqrt_scale`` · I on inner layers
+    and I on the last, everything trained.
+
+    Explicit ``kernel_variance``, ``lengthscale``, ``noise_variance``, ``inner_noise_variance`` and
+    ``train_inner_covariances`` win over either setup's.
     """
     num_layers = check_positive_int("num_layers", num_layers)
+    if setup not in SETUPS:
+        raise ValueError(f"setup must be one of {SETUPS}, got {setup!r}")
+    paper = setup == "paper"
     X, Y = training_arrays(X, Y)
     N, D = X.shape
     if subset_size is None:
@@ -70,37 +104,44 @@ def build_sod_dgp(
     indices = select_subset(X, size, subset, seed)
     M = len(indices)
     width = check_positive_int("hidden_width", hidden_width if hidden_width is not None else min(30, D))
-    make_kernel = kernel_factory or _rbf_factory(kernel_variance, lengthscale)
-    rng = np.random.default_rng(seed)
+    y_variance = _mean_variance(Y)
+    if noise_variance is None:
+        noise_variance = 0.01 if paper else DATA_NOISE_FRACTION * y_variance
+    if inner_noise_variance is None:
+        inner_noise_variance = 1e-5 if paper else DATA_INNER_NOISE_VARIANCE
+    train_inner = paper if train_inner_covariances is None else bool(train_inner_covariances)
     likelihood = gpflow.likelihoods.Gaussian(variance=noise_variance)
-
-    layers = []
     widths = [D] + [width] * (num_layers - 1)
-    for index, input_dim in enumerate(widths[:-1]):
-        layers.append(
-            SubsetLayer(
-                make_kernel(index, input_dim),
-                M,
-                input_dim,
-                width,
-                q_mu=rng.uniform(size=(M, width)),
-                q_sqrt=inner_q_sqrt_scale * np.tile(np.eye(M)[None], (width, 1, 1)),
-                noise_variance=inner_noise_variance,
-                joint_sampling=joint_sampling,
-                name=f"layer_{index}",
-            )
+    if paper:
+        make_kernel = kernel_factory or _rbf_factory(
+            0.5 if kernel_variance is None else kernel_variance, 0.5 if lengthscale is None else lengthscale
         )
-    layers.append(
-        SubsetLastLayer(
-            make_kernel(num_layers - 1, widths[-1]),
-            M,
-            widths[-1],
-            likelihood,
+        layers = _paper_layers(widths, M, Y[indices], likelihood, make_kernel, inner_q_sqrt_scale, seed)
+    else:
+        layers = _data_layers(
+            widths,
+            X,
+            X[indices],
             Y[indices],
-            q_mu=rng.uniform(size=(M, Y.shape[1])),
-            name=f"layer_{num_layers - 1}",
+            likelihood,
+            kernel_factory,
+            kernel_variance,
+            lengthscale,
+            inner_q_sqrt_scale,
         )
-    )
+    for layer in layers[:-1]:
+        layer.joint_sampling = bool(joint_sampling)
+        layer.noise_variance.assign(inner_noise_variance)
+        gpflow.set_trainable(layer.noise_variance, train_inner)
+        gpflow.set_trainable(layer.q_sqrt, train_inner)
+    if not paper:
+        logger.info(
+            "build_sod_dgp: subset_size=%d, hidden_width=%d, q(F_S) from the prior and the data, inner "
+            "covariances %s (setup='data'; setup='paper' for the paper's)",
+            M,
+            width,
+            "trained" if train_inner else "held fixed",
+        )
     return SoDDGP(
         layers,
         likelihood,
@@ -110,6 +151,89 @@ def build_sod_dgp(
         num_prediction_samples=num_prediction_samples,
         seed=seed,
     )
+
+
+def _mean_variance(A: np.ndarray) -> float:
+    """The mean variance of A's columns (1 when A is constant)."""
+    variance = float(np.mean(np.var(A, axis=0)))
+    return variance if variance > 0 else 1.0
+
+
+def _paper_layers(widths, M, Y_S, likelihood, make_kernel, inner_q_sqrt_scale, seed):
+    """The paper's start: q(F_S) means uniform in [0, 1), Cholesky factors scale · I inside, I last."""
+    rng = np.random.default_rng(seed)
+    layers = []
+    for index, input_dim in enumerate(widths[:-1]):
+        layers.append(
+            SubsetLayer(
+                make_kernel(index, input_dim),
+                M,
+                input_dim,
+                widths[index + 1],
+                q_mu=rng.uniform(size=(M, widths[index + 1])),
+                q_sqrt=inner_q_sqrt_scale * np.tile(np.eye(M)[None], (widths[index + 1], 1, 1)),
+                name=f"layer_{index}",
+            )
+        )
+    layers.append(
+        SubsetLastLayer(
+            make_kernel(len(widths) - 1, widths[-1]),
+            M,
+            widths[-1],
+            likelihood,
+            Y_S,
+            q_mu=rng.uniform(size=(M, Y_S.shape[1])),
+            name=f"layer_{len(widths) - 1}",
+        )
+    )
+    return layers
+
+
+def _data_layers(widths, X, X_S, Y_S, likelihood, kernel_factory, kernel_variance, lengthscale, scale):
+    """The start from the prior and the data: hidden q(F_S) at the identity (or PCA projection) of
+    the subset's inputs with Cholesky factor scale · chol K, the last q(F_S) the prior N(0, K)."""
+    M = X_S.shape[0]
+    layers = []
+    inputs, data = X_S, X
+    for index, input_dim in enumerate(widths):
+        last = index == len(widths) - 1
+        if kernel_factory is not None:
+            kernel = kernel_factory(index, input_dim)
+        else:
+            variance = kernel_variance if kernel_variance is not None else _mean_variance(Y_S if last else data)
+            ell = lengthscale if lengthscale is not None else 0.5 * np.sqrt(input_dim * _mean_variance(data))
+            kernel = gpflow.kernels.SquaredExponential(variance=variance, lengthscales=ell)
+        chol = np.linalg.cholesky(kernel.K(inputs).numpy() + gpflow.config.default_jitter() * np.eye(M))
+        if last:
+            layers.append(
+                SubsetLastLayer(
+                    kernel,
+                    M,
+                    input_dim,
+                    likelihood,
+                    Y_S,
+                    q_mu=np.zeros((M, Y_S.shape[1])),
+                    q_sqrt=np.tile(chol[None], (Y_S.shape[1], 1, 1)),
+                    name=f"layer_{index}",
+                )
+            )
+            break
+        width = widths[index + 1]
+        projection = linear_projection(data, width)
+        q_mu = inputs @ projection
+        layers.append(
+            SubsetLayer(
+                kernel,
+                M,
+                input_dim,
+                width,
+                q_mu=q_mu,
+                q_sqrt=scale * np.tile(chol[None], (width, 1, 1)),
+                name=f"layer_{index}",
+            )
+        )
+        inputs, data = q_mu, data @ projection
+    return layers
 
 
 def _rbf_factory(variance: float, lengthscale: float) -> KernelFactory:
