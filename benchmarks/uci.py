@@ -36,7 +36,7 @@ from benchmarks.common import RESULTS_DIR, append_result, first, machine, parse_
 from gpflow_deep import benchmarking  # noqa: E402
 
 DEEP_GP_LAYERS = {"sgp": 1, "dgp2": 2, "dgp3": 3}
-GPYTORCH_SETUP = dict(num_inducing=100, hidden_width=3, num_sigma_points=8)
+GPYTORCH_SETUP = dict(num_inducing=100, hidden_width=3, num_sigma_points=8, paper_defaults=True)
 PEER_MODELS = (*DEEP_GP_LAYERS, "dspp2-gpytorch-setup")
 
 

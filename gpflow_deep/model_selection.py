@@ -49,7 +49,8 @@ def select_beta(
 
     The default fraction, 1/6, turns a 90/10 train/test split into the paper's 15:3:2
     train/validation/test proportions. ``build(X, Y, beta=β, seed=seed, **builder_options)`` makes
-    each model (:func:`~gpflow_deep.build_dspp` by default); the other ``options`` go to
+    each model (:func:`~gpflow_deep.build_dspp` by default, with ``paper_defaults=True`` unless
+    ``builder_options`` says otherwise: this is the paper's protocol); the other ``options`` go to
     :func:`~gpflow_deep.fit` (``batch_size``, ``learning_rate``, ...), except
     ``builder_options`` (a dict for ``build``).
     """
@@ -59,7 +60,9 @@ def select_beta(
         raise ValueError("betas: at least one value is needed")
     X, Y = training_arrays(X, Y)
     train, validation = split_indices(len(X), seed, (1 - validation_fraction, validation_fraction))
-    builder_options = options.pop("builder_options", {})
+    builder_options = dict(options.pop("builder_options", {}))
+    if build is build_dspp:
+        builder_options.setdefault("paper_defaults", True)
     fit_options = dict(options, patience=patience, monitor_every=monitor_every, seed=seed)
     if patience is None:
         fit_options["restore_best"] = True

@@ -1,14 +1,18 @@
 """DSPP: the objective against PPGPR by hand, exact finite mixtures, determinism, training."""
 
+import logging
+
 import gpflow
 import numpy as np
 import pytest
+import tensorflow as tf
 from scipy.integrate import quad
 from scipy.stats import norm
 
 import gpflow_deep as gd
 from gpflow_deep import DSPP, GPLayer
-from gpflow_deep.models.dspp import gauss_hermite_sigma_points, random_sigma_points
+from gpflow_deep.models.dspp import BlendedLogLikelihood, gauss_hermite_sigma_points, random_sigma_points
+from gpflow_deep.objectives import expected_log_likelihood, predictive_log_likelihood
 
 
 def small_dspp(
@@ -163,20 +167,48 @@ def test_predict_f_samples_follow_the_finite_mixture(rng):
     np.testing.assert_allclose(samples.var(0), var, rtol=0.05)
 
 
-def test_builder_defaults(rng):
+def test_builder_defaults(rng, caplog):
+    """Safe defaults unless ``paper_defaults=True``; either way the builder says what it chose."""
     X, Y = rng.normal(size=(400, 5)), rng.normal(size=(400, 1))
-    model = gd.build_dspp(X, Y)
+    with caplog.at_level(logging.INFO, logger="gpflow_deep"):
+        model = gd.build_dspp(X, Y)
+    assert "build_dspp: safe defaults" in caplog.text and "expected_log_likelihood_weight=0.5" in caplog.text
     first, last = model.layers
-    assert model.num_sigma_points == 10 and first.num_latent_gps == 3 and first.num_inducing == 300
+    assert model.num_sigma_points == 10 and first.num_latent_gps == 3 and first.num_inducing == 100
     assert first.q_diag and last.q_diag and first.whiten
     assert isinstance(first.kernel.kernel, gpflow.kernels.Matern52)
     assert isinstance(first.mean_function, gpflow.mean_functions.Linear) and first.mean_function.A.trainable
     assert isinstance(last.mean_function, gpflow.mean_functions.Constant) and last.mean_function.c.trainable
-    np.testing.assert_allclose(np.exp(model.log_weights()), 0.1)
-    assert model.sigma_points[0].shape == (10, 3)
-    gh = gd.build_dspp(X, Y, num_inducing=20, sigma_point_initialisation="gauss_hermite")
-    np.testing.assert_allclose(gh.sigma_points[0].numpy()[:, 0], np.polynomial.hermite_e.hermegauss(10)[0])
+    nodes, weights = np.polynomial.hermite_e.hermegauss(10)
+    np.testing.assert_allclose(model.sigma_points[0].numpy(), np.tile(nodes[:, None], (1, 3)))
+    np.testing.assert_allclose(np.exp(model.log_weights()), weights / weights.sum())
+    assert not model.sigma_points[0].trainable and not model.weight_logits.trainable
+    assert not any(layer.inducing_variable.trainable_variables for layer in model.layers)
+    assert isinstance(model.data_term, BlendedLogLikelihood) and model.data_term.weight == 0.5
+
+    paper = gd.build_dspp(X, Y, paper_defaults=True)
+    assert paper.layers[0].num_inducing == 300 and paper.data_term is predictive_log_likelihood
+    np.testing.assert_allclose(np.exp(paper.log_weights()), 0.1)
+    assert paper.sigma_points[0].trainable and paper.weight_logits.trainable and paper.sigma_points[0].shape == (10, 3)
+    assert all(layer.inducing_variable.trainable_variables for layer in paper.layers)
+    explicit = gd.build_dspp(X, Y, num_inducing=20, expected_log_likelihood_weight=0.0, trainable_sigma_points=True)
+    assert explicit.data_term is predictive_log_likelihood and explicit.sigma_points[0].trainable
     assert not gd.build_dspp(X, Y, num_inducing=20, q_diag=False).layers[0].q_diag
+
+
+def test_blended_data_term_lies_between_its_two_ends(rng):
+    """(1 − α)·PLL + α·ELL: PLL at α = 0, ELL at α = 1, and PLL ≥ ELL (Jensen)."""
+    X, Y = rng.normal(size=(30, 2)), rng.normal(size=(30, 1))
+    model = gd.build_dspp(X, Y, num_inducing=10, num_sigma_points=4)
+    mixture = model.predict_mixture(X)
+    args = (model.likelihood, mixture, tf.constant(X), tf.constant(Y), 30)
+    pll, ell = predictive_log_likelihood(*args), expected_log_likelihood(*args)
+    assert float(pll) > float(ell)
+    np.testing.assert_allclose(BlendedLogLikelihood(0.0)(*args), pll, rtol=1e-12)
+    np.testing.assert_allclose(BlendedLogLikelihood(1.0)(*args), ell, rtol=1e-12)
+    np.testing.assert_allclose(BlendedLogLikelihood(0.25)(*args), 0.75 * pll + 0.25 * ell, rtol=1e-12)
+    with pytest.raises(ValueError, match="in \\[0, 1\\]"):
+        BlendedLogLikelihood(1.5)
 
 
 def test_multi_output_regression_with_linear_mixing(rng):

@@ -39,13 +39,9 @@ def plain_gpflow_loop(model, data, steps: int, learning_rate: float = 0.01) -> N
         step()
 
 
-UNDERFIT_IN_100_STEPS = "its defaults have not fitted 20 points after 100 Adam steps at 0.01 (issue 15 left open)"
-NO_BETTER_THAN_MARGINAL = "its defaults do not beat the marginal of y on 50 points after 500 steps (issue 15 left open)"
-
-
 @pytest.mark.parametrize(
     "builder",
-    builders_except({"build_random_feature_dgp": UNDERFIT_IN_100_STEPS, "build_sod_dgp": UNDERFIT_IN_100_STEPS}),
+    builders_except({}),
 )
 def test_gpytorch_dspp_regression_problem(builder):
     """GPyTorch's own DSPP regression test: 20 noisy sine points, 3 layers, 100 Adam steps at 0.01."""
@@ -59,19 +55,10 @@ def test_gpytorch_dspp_regression_problem(builder):
     assert np.mean(var) < 0.5
 
 
-DSPP_COLLAPSE = (
-    "the default DSPP still collapses onto small training sets (the predictive-likelihood trap, "
-    "docs/dspp.md): held-out -2.07 after 500 steps, below the marginal of y"
-)
-
-
 @pytest.mark.parametrize(
     "builder",
     builders_except(
         {
-            "build_dspp": DSPP_COLLAPSE,
-            "build_random_feature_dgp": NO_BETTER_THAN_MARGINAL,
-            "build_sod_dgp": NO_BETTER_THAN_MARGINAL,
         }
     ),
 )

@@ -1,6 +1,6 @@
-"""``build_dspp``: a deep sigma point process with the paper's setup, from data."""
+"""``build_dspp``: a deep sigma point process from data, with safe defaults or the paper's setup."""
 
-from typing import Optional
+from typing import Any, Dict, Optional
 
 import gpflow
 import numpy as np
@@ -8,13 +8,36 @@ from gpflow.kernels import Kernel
 from gpflow.likelihoods import Likelihood
 
 from ..likelihoods import LinearMixingGaussian
-from ..models.dspp import DSPP, gauss_hermite_sigma_points, random_sigma_points
-from ..validation import check_positive_int
-from .initialisation import adapted_size, initial_inducing_inputs, training_arrays
+from ..models.dspp import DSPP, BlendedLogLikelihood, gauss_hermite_sigma_points, random_sigma_points
+from ..objectives import DataTerm, predictive_log_likelihood
+from ..validation import check_non_negative, check_positive_int
+from .initialisation import initial_inducing_inputs, logger, training_arrays
 from .stack import KernelFactory, gp_layer_stack, plan_stack
 
 SIGMA_POINT_INITIALISATIONS = ("random", "gauss_hermite")
 PAPER_NUM_INDUCING = 300
+
+PAPER_DEFAULTS: Dict[str, Any] = dict(
+    num_inducing=PAPER_NUM_INDUCING,
+    beta=1.0,
+    sigma_point_initialisation="random",
+    trainable_sigma_points=True,
+    trainable_inducing_inputs=True,
+    expected_log_likelihood_weight=0.0,
+)
+"""Jankowiak et al. (2020, appendix A): M = 300 (capped at N), learned inducing inputs, learned
+standard-normal sigma points, the predictive log-likelihood alone, β = 1 (the paper picks β on a
+validation split)."""
+
+SAFE_DEFAULTS: Dict[str, Any] = dict(
+    num_inducing=100,
+    beta=1.0,
+    sigma_point_initialisation="gauss_hermite",
+    trainable_sigma_points=False,
+    trainable_inducing_inputs=False,
+    expected_log_likelihood_weight=0.5,
+)
+"""What ``build_dspp`` uses unless told otherwise (``docs/dspp.md``, "Defaults that do not collapse")."""
 
 
 def build_dspp(
@@ -22,58 +45,79 @@ def build_dspp(
     Y: np.ndarray,
     num_layers: int = 2,
     *,
+    paper_defaults: bool = False,
     num_sigma_points: int = 10,
     hidden_width: int = 3,
     num_inducing: Optional[int] = None,
-    beta: float = 1.0,
+    beta: Optional[float] = None,
     likelihood: Optional[Likelihood] = None,
     noise_variance: float = 0.1,
     noise_floor: float = 1e-4,
     kernel_factory: Optional[KernelFactory] = None,
     q_diag: bool = True,
     inner_q_sqrt_scale: float = 1.0,
-    sigma_point_initialisation: str = "random",
+    sigma_point_initialisation: Optional[str] = None,
+    trainable_sigma_points: Optional[bool] = None,
+    trainable_inducing_inputs: Optional[bool] = None,
+    expected_log_likelihood_weight: Optional[float] = None,
     inducing_inputs: Optional[np.ndarray] = None,
     seed: int = 0,
 ) -> DSPP:
-    """A ``DSPP`` set up as in Jankowiak et al. (2020, appendix A):
+    """A ``DSPP`` set up as in Jankowiak et al. (2020, appendix A), with defaults that do not
+    collapse onto small training sets unless ``paper_defaults=True``:
 
     - ``num_layers`` GP layers, hidden ones of width ``hidden_width`` (the paper searches 3 and 5),
-      M = ``num_inducing`` k-means inducing inputs (300 in the paper; carried through the first
-      layer's mean to later layers), Matérn-5/2 ARD kernels (variance 1, lengthscales 1; any
-      kernel through ``kernel_factory(layer_index, input_width)``);
+      M = ``num_inducing`` k-means inducing inputs (carried through the first layer's mean to later
+      layers), Matérn-5/2 ARD kernels (variance 1, lengthscales 1; any kernel through
+      ``kernel_factory(layer_index, input_width)``);
     - a linear mean with learned weights on every hidden layer (started at the PCA projection or
       the identity) and a learned constant mean on the last;
     - diagonal (mean-field) ``q_sqrt`` (``q_diag=False`` for a full one), whitened, started at
       the prior scaled by ``inner_q_sqrt_scale`` on hidden layers;
     - S = ``num_sigma_points`` sigma points lined up across units and layers (rule QR3),
-      standard-normal (``"random"``, the paper's) or Gauss–Hermite (``"gauss_hermite"``), with
-      uniform or Gauss–Hermite weights;
+      standard-normal (``"random"``) or Gauss–Hermite (``"gauss_hermite"``), with uniform or
+      Gauss–Hermite weights, learned or held fixed (``trainable_sigma_points``);
+    - inducing inputs learned or held at their k-means start (``trainable_inducing_inputs``);
+    - the data term ``(1 − α)·PLL + α·ELL`` with α = ``expected_log_likelihood_weight``
+      (:class:`~gpflow_deep.models.dspp.BlendedLogLikelihood`; α = 0 is the paper's predictive
+      log-likelihood), minus ``beta`` times the KL regulariser;
     - a Gaussian likelihood of initial variance ``noise_variance`` and floor ``noise_floor`` for
       one output column; for P > 1 columns, :class:`~gpflow_deep.likelihoods.LinearMixingGaussian`
       on a last layer of width P (appendix A.3).
 
-    ``beta`` weights the KL regulariser (the paper picks it from {0.01, 0.05, 0.2, 1.0} on a
-    validation split: see :func:`gpflow_deep.select_beta`). The noise floor keeps the predictive
-    variance from collapsing on small data sets (``docs/dspp.md``); set it to 0 to lift it.
+    The arguments left as None take the defaults of :data:`SAFE_DEFAULTS`, or with
+    ``paper_defaults=True`` the paper's (:data:`PAPER_DEFAULTS`: M = 300, learned standard-normal
+    sigma points, α = 0, β = 1), for data of the paper's size; what was chosen goes to the
+    ``gpflow_deep`` logger. ``docs/dspp.md`` has the measurements behind the safe defaults. The
+    paper picks β from {0.01, 0.05, 0.2, 1.0} on a validation split: see
+    :func:`gpflow_deep.select_beta`, which builds with the paper's defaults.
     """
     num_layers = check_positive_int("num_layers", num_layers)
     S = check_positive_int("num_sigma_points", num_sigma_points)
     width = check_positive_int("hidden_width", hidden_width)
-    if sigma_point_initialisation not in SIGMA_POINT_INITIALISATIONS:
-        choices, given = SIGMA_POINT_INITIALISATIONS, sigma_point_initialisation
-        raise ValueError(f"sigma_point_initialisation must be one of {choices}, got {given!r}")
     X, Y = training_arrays(X, Y)
     N, D = X.shape
     P = Y.shape[1]
+    given = dict(
+        num_inducing=num_inducing,
+        beta=beta,
+        sigma_point_initialisation=sigma_point_initialisation,
+        trainable_sigma_points=trainable_sigma_points,
+        trainable_inducing_inputs=trainable_inducing_inputs,
+        expected_log_likelihood_weight=expected_log_likelihood_weight,
+    )
+    settings = _resolve_defaults(given, N, paper_defaults)
+    if settings["sigma_point_initialisation"] not in SIGMA_POINT_INITIALISATIONS:
+        choices, chosen = SIGMA_POINT_INITIALISATIONS, settings["sigma_point_initialisation"]
+        raise ValueError(f"sigma_point_initialisation must be one of {choices}, got {chosen!r}")
+    data_term = _data_term(settings["expected_log_likelihood_weight"])
     if likelihood is None:
         if P == 1:
             likelihood = gpflow.likelihoods.Gaussian(variance=noise_variance, variance_lower_bound=noise_floor or None)
         else:
             likelihood = LinearMixingGaussian(P, P, variance=noise_variance, variance_lower_bound=noise_floor or 1e-12)
     output_dim = getattr(likelihood, "latent_dim", None) or P
-    num_inducing = adapted_size("build_dspp", "num_inducing", num_inducing, PAPER_NUM_INDUCING, N)
-    Z = initial_inducing_inputs(X, num_inducing, inducing_inputs, seed)
+    Z = initial_inducing_inputs(X, settings["num_inducing"], inducing_inputs, seed)
     layers = gp_layer_stack(
         plan_stack(X, Z, output_dim, num_layers, width, trainable_means=True),
         kernel_factory or _matern_factory,
@@ -82,13 +126,60 @@ def build_dspp(
         inner_q_sqrt_scale=inner_q_sqrt_scale,
     )
     widths = [layer.output_dim for layer in layers[:-1]]
-    if sigma_point_initialisation == "random":
+    if settings["sigma_point_initialisation"] == "random":
         sigma_points, weights = random_sigma_points(S, widths, seed), None
     else:
         sigma_points, weights = gauss_hermite_sigma_points(S, widths)
     if num_layers == 1:
         weights = np.full(S, 1.0 / S)
-    return DSPP(layers, likelihood, num_data=N, sigma_points=sigma_points, weights=weights, beta=beta, seed=seed)
+    model = DSPP(
+        layers,
+        likelihood,
+        N,
+        sigma_points=sigma_points,
+        weights=weights,
+        beta=settings["beta"],
+        data_term=data_term,
+        seed=seed,
+    )
+    if not settings["trainable_sigma_points"]:
+        for parameter in [*model.sigma_points, model.weight_logits]:
+            gpflow.set_trainable(parameter, False)
+    if not settings["trainable_inducing_inputs"]:
+        for layer in model.layers:
+            gpflow.set_trainable(layer.inducing_variable, False)
+    return model
+
+
+def _resolve_defaults(given: Dict[str, Any], N: int, paper_defaults: bool) -> Dict[str, Any]:
+    """The arguments given, and for the others the safe or the paper's defaults, with a log line
+    naming what was chosen for the user."""
+    defaults = PAPER_DEFAULTS if paper_defaults else SAFE_DEFAULTS
+    which = "the paper's" if paper_defaults else "the safe default"
+    settings = {name: defaults[name] if value is None else value for name, value in given.items()}
+    if given["num_inducing"] is None:
+        settings["num_inducing"] = min(defaults["num_inducing"], N)
+        if settings["num_inducing"] < defaults["num_inducing"]:
+            logger.info(
+                "build_dspp: num_inducing=%d (%s %d, capped at the %d training points)",
+                N,
+                which,
+                defaults["num_inducing"],
+                N,
+            )
+    else:
+        settings["num_inducing"] = check_positive_int("num_inducing", given["num_inducing"])
+    chosen = {name: settings[name] for name, value in given.items() if value is None}
+    if chosen:
+        where = "the paper's defaults" if paper_defaults else "safe defaults (paper_defaults=True for the paper's)"
+        described = ", ".join(f"{name}={value!r}" for name, value in chosen.items())
+        logger.info("build_dspp: %s: %s", where, described)
+    return settings
+
+
+def _data_term(weight: float) -> DataTerm:
+    check_non_negative("expected_log_likelihood_weight", weight)
+    return BlendedLogLikelihood(weight) if weight > 0 else predictive_log_likelihood
 
 
 def _matern_factory(_: int, input_width: int) -> Kernel:

@@ -9,7 +9,8 @@ from gpflow.base import Parameter, RegressionData
 from gpflow.config import default_float
 from gpflow.likelihoods import Likelihood
 
-from ..objectives import DataTerm, predictive_log_likelihood
+from ..mixtures import GaussianMixture
+from ..objectives import DataTerm, expected_log_likelihood, predictive_log_likelihood
 from ..propagation import LayerOutput, sigma_point_layers
 from ..validation import check_non_negative
 from .base import DeepMixtureModel, objective_shapes
@@ -93,6 +94,34 @@ class DSPP(DeepMixtureModel):
     @inherit_check_shapes
     def maximum_log_likelihood_objective(self, data: RegressionData) -> tf.Tensor:
         return self.predictive_log_likelihood(data)
+
+
+class BlendedLogLikelihood:
+    """The data term ``(1 − α) · PLL + α · ELL`` over the same sigma paths (α = ``weight``).
+
+    PLL is the predictive log-likelihood (N/B) Σ_n log Σ_s w_s p(y_n | path s), the paper's data
+    term; ELL is the expected log-likelihood (N/B) Σ_n Σ_s w_s E[log p(y_n | f_s)], DSVI's, with the
+    sigma points as quadrature nodes. PLL ≥ ELL (Jensen, twice: over the paths and over the latent
+    f of a path). The log of a sum lets each training point be explained by whichever path passes
+    closest to it; the ELL term makes every path pay for its misfit in proportion to its weight,
+    and the latent variance of every path pay against the noise, which is what keeps the
+    predictive from collapsing onto a small training set (``docs/dspp.md``). α = 0 is the paper's
+    objective, α = 1 a deterministic (quadrature) DSVI ELBO.
+    """
+
+    def __init__(self, weight: float):
+        weight = float(weight)
+        if not 0.0 <= weight <= 1.0:
+            raise ValueError(f"the expected log-likelihood weight must be in [0, 1], got {weight}")
+        self.weight = weight
+
+    def __call__(self, likelihood: Likelihood, mixture: GaussianMixture, X: tf.Tensor, Y: tf.Tensor, num_data):
+        predictive = predictive_log_likelihood(likelihood, mixture, X, Y, num_data)
+        expected = expected_log_likelihood(likelihood, mixture, X, Y, num_data)
+        return (1.0 - self.weight) * predictive + self.weight * expected
+
+    def __repr__(self) -> str:
+        return f"BlendedLogLikelihood(weight={self.weight})"
 
 
 def random_sigma_points(num_sigma_points: int, widths: Sequence[int], seed: int = 0) -> List[np.ndarray]:

@@ -1,0 +1,81 @@
+"""Where a DSPP collapses: test and training log-likelihood along a plain full-batch Adam run.
+
+``build_dspp(X, Y, **options)`` on one split of the papers' protocol, full-batch Adam at 0.01
+through ``training_loss_closure``; at each of ``--checkpoints`` (cumulative step counts) it prints
+the test and training log-likelihood (original units), the noise variance, the mean latent
+variance and the spread of the path means on the training inputs (standardised units), each
+layer's KL, the first and last layers' lengthscales and variances, and the mixture weights.
+``"freeze": ["Z", "kernel", "mean"]`` in the options holds those parameters of every layer at
+their starting values. Example::
+
+    python benchmarks/dspp_trajectory.py --options '{"num_inducing": 50, "freeze": ["Z"]}'
+"""
+
+import argparse
+import json
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dataset", default="boston")
+    parser.add_argument("--split", type=int, default=0)
+    parser.add_argument("--options", default="{}", help="build_dspp options as JSON, plus 'freeze'")
+    parser.add_argument("--checkpoints", default="300,1000,3000")
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+
+    import gpflow
+    import numpy as np
+    import tensorflow as tf
+    from gpflow.keras import tf_keras
+
+    import gpflow_deep as gd
+
+    if args.threads:
+        tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+        tf.config.threading.set_inter_op_parallelism_threads(args.threads)
+    options = json.loads(args.options)
+    freeze = options.pop("freeze", [])
+    part = gd.datasets.uci_split(gd.datasets.load(args.dataset), args.split)
+    X, Y = part.X_train, part.Y_train
+    model = gd.build_dspp(X, Y, **options)
+    for layer in model.layers:
+        for name, module in (("Z", layer.inducing_variable), ("kernel", layer.kernel), ("mean", layer.mean_function)):
+            if name in freeze:
+                gpflow.set_trainable(module, False)
+    loss = model.training_loss_closure((X, Y))
+    optimizer = tf_keras.optimizers.Adam(0.01)
+    step = tf.function(lambda: optimizer.minimize(loss, model.trainable_variables))
+    done = 0
+    for checkpoint in (int(c) for c in args.checkpoints.split(",")):
+        while done < checkpoint:
+            step()
+            done += 1
+        test = gd.metrics.evaluate(model, part.X_test, part.Y_test, part.y_std)
+        train = gd.metrics.evaluate(model, X, Y, part.y_std)
+        mixture = model.predict_mixture(X)
+        first, last = (getattr(layer.kernel, "kernel", layer.kernel) for layer in (model.layers[0], model.layers[-1]))
+        record = dict(
+            step=done,
+            test=round(test["log_likelihood"], 2),
+            train=round(train["log_likelihood"], 2),
+            noise=float(model.likelihood.variance.numpy()),
+            latent_variance=float(tf.reduce_mean(mixture.variances)),
+            path_spread=float(tf.reduce_mean(tf.math.reduce_variance(mixture.means, axis=0))),
+            kl=[round(float(layer.regulariser(None)), 1) for layer in model.layers],
+            lengthscales_first=np.round(first.lengthscales.numpy(), 2).tolist(),
+            variance_first=round(float(first.variance.numpy()), 2),
+            lengthscales_last=np.round(last.lengthscales.numpy(), 2).tolist(),
+            variance_last=round(float(last.variance.numpy()), 2),
+            weights=np.round(np.exp(model.log_weights().numpy()), 2).tolist(),
+        )
+        print(json.dumps(record), flush=True)
+
+
+if __name__ == "__main__":
+    main()
