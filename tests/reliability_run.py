@@ -5,8 +5,9 @@
 Fits a 2-layer DeepGP (N=40, M=5) with minibatches for ITERATIONS steps, scored on held-out data
 every 5 steps and ending with the best parameters (early stopping's state must survive a kill as
 well), and saves its trainable variables, the held-out history and the best iteration to
-OUTPUT.npz. ``--pause-after-save`` sleeps after each checkpoint, so that a kill lands mid-run; ``--hang-in-commit`` creates MARKER and hangs once a checkpoint's files are written but
-before the directory records it, so that a kill lands inside a checkpoint write.
+OUTPUT.npz. ``--pause-after-save`` sleeps after each checkpoint, so that a kill lands mid-run;
+``--hang-in-commit`` creates MARKER and hangs once a checkpoint's files are written but before the
+directory records it, so that a kill lands inside a checkpoint write.
 """
 
 import argparse
