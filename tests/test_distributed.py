@@ -19,6 +19,9 @@ import pytest
 SCRIPT = Path(__file__).with_name("distributed_run.py")
 TIMEOUT = 600
 
+# Subprocesses with two logical devices (about 40 s of CPU): run with the slow tests (pytest -m slow).
+pytestmark = pytest.mark.slow
+
 
 def run(*arguments: str) -> subprocess.Popen:
     environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
