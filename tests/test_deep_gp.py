@@ -115,6 +115,7 @@ def test_predictions_in_chunks_match_a_single_chunk_for_a_one_layer_model(rng):
         np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
+@pytest.mark.slow  # the shapes of every predict method are also checked for every model in test_properties.py
 def test_shapes_with_several_samples_and_outputs(rng):
     X = rng.normal(size=(40, 3))
     Y = np.concatenate([np.sin(X[:, :1]), np.cos(X[:, 1:2])], axis=1)
@@ -163,6 +164,7 @@ def test_joint_samples_have_the_layer_covariance(rng):
     ],
     ids=["student_t", "poisson", "bernoulli", "multiclass"],
 )
+@pytest.mark.slow  # every likelihood's predictive is also checked for every model in test_properties.py
 def test_training_with_other_likelihoods(rng, likelihood, make_y):
     X = rng.uniform(-2, 2, size=(60, 2))
     Y = make_y(np.sin(X[:, :1]) + 0.5 * X[:, 1:], rng)

@@ -1,4 +1,5 @@
-"""The example scripts run end to end in their ``--quick`` form and save their figure."""
+"""The example scripts run end to end in their ``--quick`` form and save their figure (the two
+longest with the slow tests, ``pytest -m slow``)."""
 
 import os
 import runpy
@@ -7,15 +8,16 @@ import sys
 import pytest
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+SLOW = pytest.mark.slow
 QUICK_EXAMPLES = (
-    "step_function.py",
+    pytest.param("step_function.py", marks=SLOW),
     "heteroscedastic.py",
     "binary_classification.py",
     "classification.py",
     "custom_training_loop.py",
     "bimodal.py",
     "random_features.py",
-    "subset_of_data.py",
+    pytest.param("subset_of_data.py", marks=SLOW),
 )
 
 

@@ -98,4 +98,3 @@ def test_sigkill_inside_a_checkpoint_write_leaves_the_previous_one_usable(uninte
     assert (checkpoints / "ckpt-10.index").exists()
     finish(start(checkpoints, output))
     assert_identical(parameters(output), uninterrupted())
-

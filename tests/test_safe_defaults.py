@@ -57,10 +57,7 @@ def test_gpytorch_dspp_regression_problem(builder):
 
 @pytest.mark.parametrize(
     "builder",
-    builders_except(
-        {
-        }
-    ),
+    builders_except({}),
 )
 def test_fifty_points_in_one_dimension_beat_the_marginal_of_y(builder):
     """With defaults only, 50 training points: the held-out log-density beats the best single
