@@ -100,3 +100,9 @@ def linear_means(
         X, Z = X @ W, Z @ W
     inducing.append(Z)
     return means, inducing
+
+
+def mean_column_variance(A: np.ndarray) -> float:
+    """The mean variance of A's columns (1 when A is constant): a data scale for initial values."""
+    variance = float(np.mean(np.var(A, axis=0)))
+    return variance if variance > 0 else 1.0

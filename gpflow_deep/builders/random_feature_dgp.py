@@ -1,7 +1,6 @@
 """``build_random_feature_dgp``: random-feature deep GPs (Cutajar et al. 2017) from data, with
 defaults fitted to the data (``setup="data"``) or the paper's UCI setup (``setup="paper"``)."""
 
-import logging
 from typing import Optional
 
 import gpflow
@@ -14,9 +13,7 @@ from ..layers import RandomFeatureLayer
 from ..layers.random_feature_layer import OMEGA_MODES
 from ..models import RandomFeatureDGP
 from ..validation import check_positive_int, check_targets
-from .initialisation import training_arrays
-
-logger = logging.getLogger("gpflow_deep")
+from .initialisation import logger, mean_column_variance, training_arrays
 
 KERNELS = ("rbf", "arccos")
 SETUPS = ("data", "paper")
@@ -89,7 +86,7 @@ def build_random_feature_dgp(
     hidden_width = check_positive_int("hidden_width", hidden_width)
     num_features = check_positive_int("num_features", PAPER_NUM_FEATURES if num_features is None else num_features)
     if likelihood is None:
-        noise = np.exp(-2.0) if paper else INITIAL_NOISE_FRACTION * _target_variance(Y)
+        noise = np.exp(-2.0) if paper else INITIAL_NOISE_FRACTION * mean_column_variance(Y)
         likelihood = gpflow.likelihoods.Gaussian(variance=noise)
     output_dim = getattr(likelihood, "latent_dim", None) or Y.shape[1]
     check_targets("Y", Y, likelihood, output_dim)
@@ -110,7 +107,7 @@ def build_random_feature_dgp(
         else:
             below = x_scale if index == 0 else np.ones(input_dim)
             scales = np.concatenate([below, x_scale if fed else np.zeros(0)])
-            variance = _target_variance(Y) if last and isinstance(likelihood, gpflow.likelihoods.Gaussian) else 1.0
+            variance = mean_column_variance(Y) if last and isinstance(likelihood, gpflow.likelihoods.Gaussian) else 1.0
         layer = RandomFeatureLayer(
             _kernel(kernel, arccos_order, scales, variance),
             input_dim,
@@ -141,12 +138,6 @@ def build_random_feature_dgp(
     return RandomFeatureDGP(
         layers, likelihood, num_data=N, num_samples=num_samples, feed_forward=feed_forward, seed=seed
     )
-
-
-def _target_variance(Y: np.ndarray) -> float:
-    """The mean variance of Y's columns (1 when Y is constant)."""
-    variance = float(np.mean(np.var(Y, axis=0)))
-    return variance if variance > 0 else 1.0
 
 
 def _column_scales(X: np.ndarray) -> np.ndarray:

@@ -1,7 +1,6 @@
 """``build_sod_dgp``: subset-of-data deep GPs (Jain, Srijith & Khan 2021) from data, started from
 the prior and the data (``setup="data"``) or with the paper's settings (``setup="paper"``)."""
 
-import logging
 from typing import Callable, Optional, Union
 
 import gpflow
@@ -12,11 +11,9 @@ from ..layers.subset_last_layer import SubsetLastLayer
 from ..layers.subset_layer import SubsetLayer
 from ..models.sod_dgp import SoDDGP
 from ..validation import check_positive_int
-from .initialisation import linear_projection, training_arrays
+from .initialisation import linear_projection, logger, mean_column_variance, training_arrays
 from .stack import KernelFactory
 from .subsets import select_subset
-
-logger = logging.getLogger("gpflow_deep")
 
 SMALL_DATA = 800  # below this many training points the paper's "small" subset size applies
 SETUPS = ("data", "paper")
@@ -104,7 +101,7 @@ def build_sod_dgp(
     indices = select_subset(X, size, subset, seed)
     M = len(indices)
     width = check_positive_int("hidden_width", hidden_width if hidden_width is not None else min(30, D))
-    y_variance = _mean_variance(Y)
+    y_variance = mean_column_variance(Y)
     if noise_variance is None:
         noise_variance = 0.01 if paper else DATA_NOISE_FRACTION * y_variance
     if inner_noise_variance is None:
@@ -153,12 +150,6 @@ def build_sod_dgp(
     )
 
 
-def _mean_variance(A: np.ndarray) -> float:
-    """The mean variance of A's columns (1 when A is constant)."""
-    variance = float(np.mean(np.var(A, axis=0)))
-    return variance if variance > 0 else 1.0
-
-
 def _paper_layers(widths, M, Y_S, likelihood, make_kernel, inner_q_sqrt_scale, seed):
     """The paper's start: q(F_S) means uniform in [0, 1), Cholesky factors scale · I inside, I last."""
     rng = np.random.default_rng(seed)
@@ -200,8 +191,8 @@ def _data_layers(widths, X, X_S, Y_S, likelihood, kernel_factory, kernel_varianc
         if kernel_factory is not None:
             kernel = kernel_factory(index, input_dim)
         else:
-            variance = kernel_variance if kernel_variance is not None else _mean_variance(Y_S if last else data)
-            ell = lengthscale if lengthscale is not None else 0.5 * np.sqrt(input_dim * _mean_variance(data))
+            variance = kernel_variance if kernel_variance is not None else mean_column_variance(Y_S if last else data)
+            ell = lengthscale if lengthscale is not None else 0.5 * np.sqrt(input_dim * mean_column_variance(data))
             kernel = gpflow.kernels.SquaredExponential(variance=variance, lengthscales=ell)
         chol = np.linalg.cholesky(kernel.K(inputs).numpy() + gpflow.config.default_jitter() * np.eye(M))
         if last:
