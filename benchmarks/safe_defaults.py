@@ -99,6 +99,20 @@ def run(builder: str, dataset: str, split: int, loop: str, args, options: dict) 
     )
 
 
+def finished_runs(path: str, options: dict, args) -> set:
+    """(builder, dataset, split, loop) of the runs with these options, steps and label that ``path``
+    holds already: an interrupted sweep resumes where it stopped."""
+    if not os.path.exists(path):
+        return set()
+    with open(path) as lines:
+        records = [json.loads(line) for line in lines if line.strip()]
+    return {
+        (r["builder"], r["dataset"], r["split"], r["loop"])
+        for r in records
+        if r["options"] == options and r["steps"] == args.steps and r["label"] == args.label
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--builders", nargs="+", default=["build_dspp"], help="build_dspp or dspp, ...")
@@ -123,11 +137,15 @@ def main() -> None:
         tf.config.threading.set_inter_op_parallelism_threads(args.threads)
     builders = [name if name.startswith("build_") else f"build_{name}" for name in args.builders]
     loops = LOOPS if args.loop == "both" else (args.loop,)
+    done = finished_runs(args.results, options, args)
     for builder in builders:
         for dataset in args.datasets:
             splits = [0] if dataset == FIFTY_POINTS else parse_splits(args.splits)
             for split in splits:
                 for loop in loops:
+                    if (builder, dataset, split, loop) in done:
+                        print(f"{builder} {dataset} split {split} {loop}: in {args.results} already", flush=True)
+                        continue
                     record = run(builder, dataset, split, loop, args, options)
                     append_result(args.results, record)
                     print(

@@ -29,15 +29,28 @@ PAPER_DEFAULTS: Dict[str, Any] = dict(
 standard-normal sigma points, the predictive log-likelihood alone, β = 1 (the paper picks β on a
 validation split)."""
 
+SAFE_INDUCING_PER_POINT = 1 / 5
+SAFE_MIN_INDUCING = 100
+
+
+def safe_num_inducing(N: int) -> int:
+    """The safe default M for N training points: one inducing point per five, at least 100 (all N
+    if fewer) and at most the paper's 300. Inducing inputs held at k-means centres must grow with
+    the data to cover it (M = 100 underfits concrete's 927 points, M = 200 overfits boston's 455:
+    ``docs/dspp.md``)."""
+    return min(N, max(SAFE_MIN_INDUCING, min(PAPER_NUM_INDUCING, int(N * SAFE_INDUCING_PER_POINT))))
+
+
 SAFE_DEFAULTS: Dict[str, Any] = dict(
-    num_inducing=100,
+    num_inducing=safe_num_inducing,
     beta=1.0,
     sigma_point_initialisation="gauss_hermite",
     trainable_sigma_points=False,
     trainable_inducing_inputs=False,
     expected_log_likelihood_weight=0.5,
 )
-"""What ``build_dspp`` uses unless told otherwise (``docs/dspp.md``, "Defaults that do not collapse")."""
+"""What ``build_dspp`` uses unless told otherwise (``docs/dspp.md``, "Defaults that do not collapse");
+M is a function of N."""
 
 
 def build_dspp(
@@ -67,7 +80,8 @@ def build_dspp(
     collapse onto small training sets unless ``paper_defaults=True``:
 
     - ``num_layers`` GP layers, hidden ones of width ``hidden_width`` (the paper searches 3 and 5),
-      M = ``num_inducing`` k-means inducing inputs (carried through the first layer's mean to later
+      M = ``num_inducing`` k-means inducing inputs (safe default :func:`safe_num_inducing`: N/5
+      within [100, 300]; carried through the first layer's mean to later
       layers), Matérn-5/2 ARD kernels (variance 1, lengthscales 1; any kernel through
       ``kernel_factory(layer_index, input_width)``);
     - a linear mean with learned weights on every hidden layer (started at the PCA projection or
@@ -155,17 +169,25 @@ def _resolve_defaults(given: Dict[str, Any], N: int, paper_defaults: bool) -> Di
     """The arguments given, and for the others the safe or the paper's defaults, with a log line
     naming what was chosen for the user."""
     defaults = PAPER_DEFAULTS if paper_defaults else SAFE_DEFAULTS
-    which = "the paper's" if paper_defaults else "the safe default"
     settings = {name: defaults[name] if value is None else value for name, value in given.items()}
     if given["num_inducing"] is None:
-        settings["num_inducing"] = min(defaults["num_inducing"], N)
-        if settings["num_inducing"] < defaults["num_inducing"]:
+        if paper_defaults:
+            settings["num_inducing"] = min(PAPER_NUM_INDUCING, N)
+            if N < PAPER_NUM_INDUCING:
+                logger.info(
+                    "build_dspp: num_inducing=%d (the paper's %d, capped at the %d training points)",
+                    N,
+                    PAPER_NUM_INDUCING,
+                    N,
+                )
+        else:
+            settings["num_inducing"] = safe_num_inducing(N)
             logger.info(
-                "build_dspp: num_inducing=%d (%s %d, capped at the %d training points)",
+                "build_dspp: num_inducing=%d (the safe default for %d points: N/5 within [%d, %d], N if fewer)",
+                settings["num_inducing"],
                 N,
-                which,
-                defaults["num_inducing"],
-                N,
+                SAFE_MIN_INDUCING,
+                PAPER_NUM_INDUCING,
             )
     else:
         settings["num_inducing"] = check_positive_int("num_inducing", given["num_inducing"])
