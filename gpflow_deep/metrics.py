@@ -58,26 +58,34 @@ def _abs_gaussian_mean(mu: np.ndarray, var: np.ndarray) -> np.ndarray:
 
 
 def evaluate(model, X, Y, y_std=1.0, **prediction_options) -> Dict[str, float]:
-    """Test scores of a regression model (Gaussian likelihood) in original units.
+    """Test scores of a regression model (Gaussian likelihood) in original units, streamed over
+    the model's prediction chunks (``model.predict_mixture_chunks``), so that only one chunk's
+    ``[S, rows, P]`` mixture is held at a time.
 
     ``y_std`` (a scalar or one per output) undoes the standardisation of the targets; the mean
-    shift does not change any score. ``prediction_options`` go to ``model.predict_mixture``
+    shift does not change any score. ``prediction_options`` go to the model's predictions
     (``num_samples`` and ``seed`` for Monte Carlo models).
 
     :returns: ``log_likelihood`` (mean per point), ``rmse``, ``crps`` (mean per point and output).
     """
     if not isinstance(model.likelihood, Gaussian):
         raise TypeError("evaluate scores regression models: the likelihood must be gpflow's Gaussian")
-    mixture = model.predict_mixture(X, **prediction_options)
-    X = tf.convert_to_tensor(np.asarray(X), dtype=model.dtype)
-    means, variances = predict_mean_and_var(model.likelihood, X, mixture.means, mixture.variances)
-    Y = np.asarray(Y)
+    X, Y = np.asarray(X), np.asarray(Y)
+    if Y.ndim != 2 or len(Y) != len(X):
+        raise ValueError(f"Y must be [N, P] with the N = {len(X)} rows of X, got shape {Y.shape}")
     scale = np.broadcast_to(np.asarray(y_std, dtype=float).reshape(-1), (Y.shape[1],))
-    Y, means, variances = Y * scale, means.numpy() * scale, variances.numpy() * scale**2
-    log_weights = mixture.log_weights.numpy()
-    mean = np.sum(np.exp(log_weights)[:, None, None] * means, axis=0)
+    log_density, squared_error, score = 0.0, 0.0, 0.0
+    for rows, mixture in model.predict_mixture_chunks(X, **prediction_options):
+        inputs = tf.convert_to_tensor(X[rows], dtype=model.dtype)
+        means, variances = predict_mean_and_var(model.likelihood, inputs, mixture.means, mixture.variances)
+        y, means, variances = Y[rows] * scale, means.numpy() * scale, variances.numpy() * scale**2
+        log_weights = mixture.log_weights.numpy()
+        mean = np.sum(np.exp(log_weights)[:, None, None] * means, axis=0)
+        log_density += float(np.sum(log_predictive_density(y, means, variances, log_weights)))
+        squared_error += float(np.sum((y - mean) ** 2))
+        score += float(np.sum(crps(y, means, variances, log_weights)))
     return {
-        "log_likelihood": float(np.mean(log_predictive_density(Y, means, variances, log_weights))),
-        "rmse": rmse(Y, mean),
-        "crps": float(np.mean(crps(Y, means, variances, log_weights))),
+        "log_likelihood": log_density / Y.shape[0],
+        "rmse": float(np.sqrt(squared_error / Y.size)),
+        "crps": score / Y.size,
     }

@@ -83,3 +83,23 @@ def test_evaluate_reports_original_units(concrete_split):
     np.testing.assert_allclose(
         standard["log_likelihood"], np.mean(model.predict_log_density((X_test, Y_test), num_samples=2)), rtol=1e-10
     )
+
+
+def test_evaluate_streams_over_prediction_chunks_and_equals_the_whole_mixture(concrete_split):
+    """Scores from chunks of 7 rows (any chunk size) equal those of the whole mixture at once."""
+    X, Y, X_test, Y_test = concrete_split
+    model = gd.build_deep_gp(X, Y, num_layers=2, num_inducing=10, hidden_width=2)
+    whole = gd.metrics.evaluate(model, X_test, Y_test, y_std=3.0, num_samples=4, seed=5)
+    mixture = model.predict_mixture(X_test, num_samples=4, seed=5)
+    means, variances = (m.numpy() for m in gd.mixtures.predict_mean_and_var(model.likelihood, X_test, *mixture[:2]))
+    log_weights = mixture.log_weights.numpy()
+    direct = np.mean(log_predictive_density(3 * Y_test, 3 * means, 9 * variances, log_weights))
+    model.prediction_batch_size = 7
+    chunks = list(model.predict_mixture_chunks(X_test, num_samples=4, seed=5))
+    assert len(chunks) == -(-len(X_test) // 7)
+    np.testing.assert_allclose(np.concatenate([c.means for _, c in chunks], axis=1), mixture.means, rtol=1e-10)
+    streamed = gd.metrics.evaluate(model, X_test, Y_test, y_std=3.0, num_samples=4, seed=5)
+    assert streamed == pytest.approx(whole, rel=1e-10)
+    assert streamed["log_likelihood"] == pytest.approx(direct, rel=1e-10)
+    with pytest.raises(ValueError, match="Y must be"):
+        gd.metrics.evaluate(model, X_test, Y_test[:-1])

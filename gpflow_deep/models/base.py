@@ -5,7 +5,7 @@ input checks, moments, densities, samples, chunked evaluation)."""
 import abc
 import functools
 import weakref
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 import tensorflow as tf
@@ -245,6 +245,38 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
             return self._joint_paths(Xnew, **options)
         return self._predict("paths", Xnew, **options)[0]
 
+    def predict_mixture_chunks(
+        self, Xnew: TensorType, num_samples: Optional[int] = None, seed=None
+    ) -> Iterator[Tuple[slice, GaussianMixture]]:
+        """``predict_mixture`` one chunk of ``prediction_batch_size`` rows at a time, for inputs
+        whose whole ``[S, N, P]`` mixture need not be held at once: yields (rows, the mixture of
+        those rows, each field ``[S, rows, P]``), the slices of ``predict_mixture(Xnew)`` with the
+        same ``num_samples`` and ``seed`` (noise is keyed by row). The arguments are checked at the
+        call, the chunks computed as they are taken."""
+        X = as_inputs("Xnew", Xnew, self.input_dim, self.dtype)
+        return self._mixture_chunks(X, self._path_options(num_samples, seed))
+
+    def _mixture_chunks(self, X: tf.Tensor, options: dict) -> Iterator[Tuple[slice, GaussianMixture]]:
+        for rows in self._row_chunks(X.shape[0]):
+            outputs, log_weights = checked_prediction(
+                self, "predict_mixture_chunks", X[rows], lambda: self._predict_chunk("paths", X, (), rows, **options)
+            )
+            yield rows, GaussianMixture(outputs[-1].means, outputs[-1].variances, log_weights)
+
+    def _row_chunks(self, num_rows: int) -> List[slice]:
+        """The row ranges of the prediction chunks (one, empty, for no rows)."""
+        size = self.prediction_batch_size
+        return [slice(start, min(start + size, num_rows)) for start in range(0, max(num_rows, 1), size)]
+
+    def _predict_chunk(
+        self, quantity: str, X: tf.Tensor, targets: tuple, rows: slice, *, num_samples: int, seed: tf.Tensor
+    ) -> Any:
+        """``quantity`` at ``X[rows]``, with the seed shared by every chunk and the noise keyed by
+        the chunk's first row: the chunk size changes nothing."""
+        evaluate = compiled_prediction(self, quantity)
+        first_row = tf.constant(rows.start, tf.int64)
+        return evaluate(X[rows], *(t[rows] for t in targets), tf.constant(num_samples, tf.int32), seed, first_row)
+
     def _predict(
         self,
         quantity: str,
@@ -255,18 +287,13 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
         seed: tf.Tensor,
     ) -> Any:
         """Evaluate ``quantity`` (one of :data:`QUANTITIES`; Y only for ``"log_density"``) in
-        chunks of ``prediction_batch_size`` points and join the chunks along the point axis. Every
-        chunk has the same seed (so the same paths) and its first row's index, which keys the
-        noise: the chunk size changes nothing. X and Y are tensors already checked by
-        :func:`validate_inputs`."""
+        chunks of ``prediction_batch_size`` points and join the chunks along the point axis. X and
+        Y are tensors already checked by :func:`validate_inputs`."""
         targets = () if Y is None else (Y,)
-        evaluate = compiled_prediction(self, quantity)
-        num_samples = tf.constant(num_samples, tf.int32)
-        pieces = []
-        for start in range(0, max(X.shape[0], 1), self.prediction_batch_size):
-            rows = slice(start, start + self.prediction_batch_size)
-            first_row = tf.constant(start, tf.int64)
-            pieces.append(evaluate(X[rows], *(t[rows] for t in targets), num_samples, seed, first_row))
+        pieces = [
+            self._predict_chunk(quantity, X, targets, rows, num_samples=num_samples, seed=seed)
+            for rows in self._row_chunks(X.shape[0])
+        ]
         if quantity == "paths":
             return _concat([piece[0] for piece in pieces], axis=1), pieces[0][1]
         return _concat(pieces, axis=0)
