@@ -83,3 +83,29 @@ def test_default_inducing_points_adapt_to_small_data_and_say_so(builder, caplog)
     assert f"{builder}: num_inducing=40" in caplog.text
     with pytest.raises(ValueError, match="num_inducing=41 needs at least as many training points, got N=40"):
         getattr(gd, builder)(X, Y, num_inducing=41)
+
+
+BOSTON_THRESHOLD = -2.6  # issue 15's acceptance on boston, test log-likelihood in original units
+OBVIOUS_PATH_STEPS = 1000
+
+
+def boston_score_after_the_obvious_path(builder: str, **options) -> float:
+    """Build on boston split 0 with defaults (and ``options``), take OBVIOUS_PATH_STEPS full-batch
+    Adam steps through the plain GPflow loop, and return the test log-likelihood in original units."""
+    part = gd.datasets.uci_split(gd.datasets.load("boston"), 0)
+    model = getattr(gd, builder)(part.X_train, part.Y_train, **options)
+    plain_gpflow_loop(model, (part.X_train, part.Y_train), OBVIOUS_PATH_STEPS)
+    return gd.metrics.evaluate(model, part.X_test, part.Y_test, part.y_std)["log_likelihood"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("builder", BUILDERS)
+def test_the_obvious_path_on_real_data_does_not_collapse(builder):
+    """Defaults only, boston split 0: a collapse onto the training points (issue 15: −104) fails this."""
+    assert boston_score_after_the_obvious_path(builder) >= BOSTON_THRESHOLD
+
+
+@pytest.mark.slow
+def test_the_collapse_check_catches_the_papers_dspp_setup():
+    """The check above can fail: the paper's DSPP setup, trained the same way, collapses."""
+    assert boston_score_after_the_obvious_path("build_dspp", paper_defaults=True) < BOSTON_THRESHOLD

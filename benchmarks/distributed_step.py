@@ -1,0 +1,85 @@
+"""A DeepGP training step under ``MirroredStrategy`` against the same step on one device.
+
+The CPU is split into ``--replicas`` logical devices (before TensorFlow sets its devices up, so
+this runs as its own process); each round times ``gd.fit`` on one device and under a
+``MirroredStrategy`` over the logical devices, from a fresh model, on the same global batch
+(synthetic data of the compute-bound benchmark: width 8, 3 layers, M = 100). The logical devices
+share the same physical cores as the single device does, so the ratio measures what the
+strategy's bookkeeping costs (the split of the batch, the all-reduce of the gradients), not a
+speed-up: on several GPUs or hosts each replica would have its own. Example::
+
+    python benchmarks/distributed_step.py --batch 10000 --steps 10 --rounds 3
+"""
+
+import argparse
+import contextlib
+import json
+import os
+import statistics
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import tensorflow as tf  # noqa: E402
+
+
+def split_the_cpu(replicas: int) -> list:
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * replicas)
+    return [device.name for device in tf.config.list_logical_devices("CPU")]
+
+
+def seconds_per_step(data, batch: int, steps: int, strategy) -> float:
+    """Median wall time of a step after the first (tracing) one, from a fresh model."""
+    import gpflow_deep as gd
+    from benchmarks.compute_bound import build
+
+    with strategy.scope() if strategy else contextlib.nullcontext():
+        model, cast = build(data, data[0].dtype.type, num_layers=3, width=8)
+    fitted = gd.fit(model, cast, steps + 1, batch_size=batch, strategy=strategy, seed=0, progress=False)
+    return fitted.seconds_per_iteration
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--replicas", type=int, default=2)
+    parser.add_argument("--points", type=int, default=20_000)
+    parser.add_argument("--batch", type=int, default=10_000, help="the global batch")
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--results", default=None, help="default benchmarks/results/distributed_step.jsonl")
+    args = parser.parse_args()
+    devices = split_the_cpu(args.replicas)
+
+    from benchmarks.common import RESULTS_DIR, append_result, machine, versions
+    from benchmarks.compute_bound import synthetic_data
+
+    data = synthetic_data(args.points, 8)
+    strategy = tf.distribute.MirroredStrategy(devices)
+    times = {"one_device": [], "mirrored": []}
+    for _ in range(args.rounds):
+        times["one_device"].append(seconds_per_step(data, args.batch, args.steps, None))
+        times["mirrored"].append(seconds_per_step(data, args.batch, args.steps, strategy))
+    seconds = {name: statistics.median(values) for name, values in times.items()}
+    row = dict(
+        kind="distributed_step",
+        replicas=args.replicas,
+        devices=devices,
+        points=args.points,
+        global_batch=args.batch,
+        steps=args.steps,
+        rounds=args.rounds,
+        seconds=seconds,
+        all_seconds=times,
+        mirrored_vs_one_device=seconds["mirrored"] / seconds["one_device"],
+        machine=machine(),
+        versions=versions(),
+        command=" ".join(sys.argv),
+    )
+    append_result(args.results or os.path.join(RESULTS_DIR, "distributed_step.jsonl"), row)
+    print(json.dumps({k: v for k, v in row.items() if k not in ("versions", "all_seconds")}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
