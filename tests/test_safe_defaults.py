@@ -113,3 +113,21 @@ def test_the_obvious_path_on_real_data_does_not_collapse(builder):
 def test_the_collapse_check_catches_the_papers_dspp_setup():
     """The check above can fail: the paper's DSPP setup, trained the same way, collapses."""
     assert boston_score_after_the_obvious_path("build_dspp", paper_defaults=True) < BOSTON_THRESHOLD
+
+
+def test_dspp_noise_floor_and_start_are_relative_to_the_targets_and_say_so(caplog):
+    """The safe noise floor is 5 % (the start 10 %) of the targets' variance, in the user's units;
+    the paper's setup keeps 1e-4 and 0.1; explicit values win and an impossible pair is refused."""
+    rng = np.random.default_rng(3)
+    X, Y = rng.standard_normal((60, 2)), 10.0 * rng.standard_normal((60, 1))
+    with caplog.at_level(logging.INFO, logger="gpflow_deep"):
+        model = gd.build_dspp(X, Y)
+    assert model.likelihood.variance_lower_bound == pytest.approx(0.05 * Y.var())
+    assert model.likelihood.variance.numpy() == pytest.approx(0.1 * Y.var())
+    assert "noise_floor=" in caplog.text
+    paper = gd.build_dspp(X, Y, paper_defaults=True)
+    assert paper.likelihood.variance_lower_bound == pytest.approx(1e-4)
+    assert paper.likelihood.variance.numpy() == pytest.approx(0.1)
+    assert gd.build_dspp(X, Y, noise_floor=0.5).likelihood.variance_lower_bound == 0.5
+    with pytest.raises(ValueError, match="noise_variance=0.1 must exceed noise_floor="):
+        gd.build_dspp(X, Y, noise_variance=0.1)

@@ -1,6 +1,6 @@
 """``build_dspp``: a deep sigma point process from data, with safe defaults or the paper's setup."""
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 import gpflow
 import numpy as np
@@ -10,8 +10,8 @@ from gpflow.likelihoods import Likelihood
 from ..likelihoods import LinearMixingGaussian
 from ..models.dspp import DSPP, BlendedLogLikelihood, gauss_hermite_sigma_points, random_sigma_points
 from ..objectives import DataTerm, predictive_log_likelihood
-from ..validation import check_non_negative, check_positive_int
-from .initialisation import initial_inducing_inputs, logger, training_arrays
+from ..validation import check_non_negative, check_positive, check_positive_int
+from .initialisation import initial_inducing_inputs, logger, mean_column_variance, training_arrays
 from .stack import KernelFactory, gp_layer_stack, plan_stack
 
 SIGMA_POINT_INITIALISATIONS = ("random", "gauss_hermite")
@@ -29,6 +29,8 @@ PAPER_DEFAULTS: Dict[str, Any] = dict(
 standard-normal sigma points, the predictive log-likelihood alone, β = 1 (the paper picks β on a
 validation split)."""
 
+PAPER_NOISE_VARIANCE, PAPER_NOISE_FLOOR = 0.1, 1e-4
+SAFE_NOISE_SHARE, SAFE_NOISE_FLOOR_SHARE = 0.1, 0.05
 SAFE_INDUCING_PER_POINT = 1 / 5
 SAFE_MIN_INDUCING = 100
 
@@ -64,8 +66,8 @@ def build_dspp(
     num_inducing: Optional[int] = None,
     beta: Optional[float] = None,
     likelihood: Optional[Likelihood] = None,
-    noise_variance: float = 0.1,
-    noise_floor: float = 1e-4,
+    noise_variance: Optional[float] = None,
+    noise_floor: Optional[float] = None,
     kernel_factory: Optional[KernelFactory] = None,
     q_diag: bool = True,
     inner_q_sqrt_scale: float = 1.0,
@@ -95,7 +97,8 @@ def build_dspp(
     - the data term ``(1 − α)·PLL + α·ELL`` with α = ``expected_log_likelihood_weight``
       (:class:`~gpflow_deep.models.dspp.BlendedLogLikelihood`; α = 0 is the paper's predictive
       log-likelihood), minus ``beta`` times the KL regulariser;
-    - a Gaussian likelihood of initial variance ``noise_variance`` and floor ``noise_floor`` for
+    - a Gaussian likelihood of initial variance ``noise_variance`` and floor ``noise_floor`` (safe
+      defaults relative to the targets' variance: :func:`safe_noise`; the paper's 0.1 and 1e-4) for
       one output column; for P > 1 columns, :class:`~gpflow_deep.likelihoods.LinearMixingGaussian`
       on a last layer of width P (appendix A.3).
 
@@ -126,10 +129,11 @@ def build_dspp(
         raise ValueError(f"sigma_point_initialisation must be one of {choices}, got {chosen!r}")
     data_term = _data_term(settings["expected_log_likelihood_weight"])
     if likelihood is None:
+        variance, floor = _noise_settings(noise_variance, noise_floor, Y, paper_defaults)
         if P == 1:
-            likelihood = gpflow.likelihoods.Gaussian(variance=noise_variance, variance_lower_bound=noise_floor or None)
+            likelihood = gpflow.likelihoods.Gaussian(variance=variance, variance_lower_bound=floor or None)
         else:
-            likelihood = LinearMixingGaussian(P, P, variance=noise_variance, variance_lower_bound=noise_floor or 1e-12)
+            likelihood = LinearMixingGaussian(P, P, variance=variance, variance_lower_bound=floor or 1e-12)
     output_dim = getattr(likelihood, "latent_dim", None) or P
     Z = initial_inducing_inputs(X, settings["num_inducing"], inducing_inputs, seed)
     layers = gp_layer_stack(
@@ -197,6 +201,28 @@ def _resolve_defaults(given: Dict[str, Any], N: int, paper_defaults: bool) -> Di
         described = ", ".join(f"{name}={value!r}" for name, value in chosen.items())
         logger.info("build_dspp: %s: %s", where, described)
     return settings
+
+
+def safe_noise(Y: np.ndarray) -> Tuple[float, float]:
+    """The safe defaults' initial noise variance and floor: 10 % and 5 % of the targets' mean column
+    variance. The floor stops the noise level from overfitting a small training set through
+    thousands of steps with no held-out data (``docs/dspp.md``: concrete split 1)."""
+    scale = mean_column_variance(Y)
+    return SAFE_NOISE_SHARE * scale, SAFE_NOISE_FLOOR_SHARE * scale
+
+
+def _noise_settings(
+    noise_variance: Optional[float], noise_floor: Optional[float], Y: np.ndarray, paper_defaults: bool
+) -> Tuple[float, float]:
+    """The initial noise variance and its floor: those given, or the paper's or the safe defaults."""
+    variance, floor = (PAPER_NOISE_VARIANCE, PAPER_NOISE_FLOOR) if paper_defaults else safe_noise(Y)
+    if noise_floor is None and not paper_defaults:
+        logger.info("build_dspp: noise_floor=%.3g (the safe default: 5%% of the targets' variance)", floor)
+    floor = floor if noise_floor is None else check_non_negative("noise_floor", noise_floor)
+    variance = variance if noise_variance is None else check_positive("noise_variance", noise_variance)
+    if variance <= floor:
+        raise ValueError(f"noise_variance={variance:.3g} must exceed noise_floor={floor:.3g}")
+    return variance, floor
 
 
 def _data_term(weight: float) -> DataTerm:
