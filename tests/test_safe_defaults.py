@@ -129,5 +129,7 @@ def test_dspp_noise_floor_and_start_are_relative_to_the_targets_and_say_so(caplo
     assert paper.likelihood.variance_lower_bound == pytest.approx(1e-4)
     assert paper.likelihood.variance.numpy() == pytest.approx(0.1)
     assert gd.build_dspp(X, Y, noise_floor=0.5).likelihood.variance_lower_bound == 0.5
+    raised_start = gd.build_dspp(X, Y, noise_floor=50.0).likelihood
+    assert raised_start.variance_lower_bound == 50.0 and raised_start.variance.numpy() == pytest.approx(100.0)
     with pytest.raises(ValueError, match="noise_variance=0.1 must exceed noise_floor="):
         gd.build_dspp(X, Y, noise_variance=0.1)

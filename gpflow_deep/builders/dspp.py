@@ -214,12 +214,16 @@ def safe_noise(Y: np.ndarray) -> Tuple[float, float]:
 def _noise_settings(
     noise_variance: Optional[float], noise_floor: Optional[float], Y: np.ndarray, paper_defaults: bool
 ) -> Tuple[float, float]:
-    """The initial noise variance and its floor: those given, or the paper's or the safe defaults."""
+    """The initial noise variance and its floor: those given, or the paper's or the safe defaults
+    (a default start below a floor given is raised to twice the floor)."""
     variance, floor = (PAPER_NOISE_VARIANCE, PAPER_NOISE_FLOOR) if paper_defaults else safe_noise(Y)
     if noise_floor is None and not paper_defaults:
         logger.info("build_dspp: noise_floor=%.3g (the safe default: 5%% of the targets' variance)", floor)
     floor = floor if noise_floor is None else check_non_negative("noise_floor", noise_floor)
-    variance = variance if noise_variance is None else check_positive("noise_variance", noise_variance)
+    if noise_variance is None:
+        variance = max(variance, 2 * floor)
+    else:
+        variance = check_positive("noise_variance", noise_variance)
     if variance <= floor:
         raise ValueError(f"noise_variance={variance:.3g} must exceed noise_floor={floor:.3g}")
     return variance, floor
