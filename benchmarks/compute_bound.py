@@ -10,6 +10,7 @@ peak is the best of repeated 2,048² ``tf.linalg.matmul`` calls; the share of it
 """
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -67,10 +68,16 @@ def build(data, float_type, num_layers: int, width: int):
     return gd.build_deep_gp(X, Y, num_layers, hidden_width=width), (X, Y)
 
 
-def time_ours(data, float_type, num_layers: int, width: int, steps: int) -> float:
+def time_ours(
+    data, float_type, num_layers: int, width: int, steps: int, batch_size=None, strategy=None, seed=None
+) -> float:
+    """Seconds per step of ``gd.fit`` after its first (tracing) step, on a fresh model built in
+    ``float_type`` (under ``strategy``'s scope when one is given)."""
     with gpflow.config.as_context(gpflow.config.Config(float=float_type)):
-        model, cast = build(data, float_type, num_layers, width)
-        return gd.fit(model, cast, steps + 1, progress=False).seconds_per_iteration
+        with strategy.scope() if strategy else contextlib.nullcontext():
+            model, cast = build(data, float_type, num_layers, width)
+        fitted = gd.fit(model, cast, steps + 1, batch_size=batch_size, strategy=strategy, seed=seed, progress=False)
+        return fitted.seconds_per_iteration
 
 
 def time_gpflux(data, float_type, num_layers: int, width: int, steps: int) -> float:

@@ -12,7 +12,6 @@ speed-up: on several GPUs or hosts each replica would have its own. Example::
 """
 
 import argparse
-import contextlib
 import json
 import os
 import statistics
@@ -21,6 +20,7 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 
@@ -28,17 +28,6 @@ def split_the_cpu(replicas: int) -> list:
     cpu = tf.config.list_physical_devices("CPU")[0]
     tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * replicas)
     return [device.name for device in tf.config.list_logical_devices("CPU")]
-
-
-def seconds_per_step(data, batch: int, steps: int, strategy) -> float:
-    """Median wall time of a step after the first (tracing) one, from a fresh model."""
-    import gpflow_deep as gd
-    from benchmarks.compute_bound import build
-
-    with strategy.scope() if strategy else contextlib.nullcontext():
-        model, cast = build(data, data[0].dtype.type, num_layers=3, width=8)
-    fitted = gd.fit(model, cast, steps + 1, batch_size=batch, strategy=strategy, seed=0, progress=False)
-    return fitted.seconds_per_iteration
 
 
 def main() -> None:
@@ -53,14 +42,14 @@ def main() -> None:
     devices = split_the_cpu(args.replicas)
 
     from benchmarks.common import RESULTS_DIR, append_result, machine, versions
-    from benchmarks.compute_bound import synthetic_data
+    from benchmarks.compute_bound import synthetic_data, time_ours
 
     data = synthetic_data(args.points, 8)
     strategy = tf.distribute.MirroredStrategy(devices)
     times = {"one_device": [], "mirrored": []}
     for _ in range(args.rounds):
-        times["one_device"].append(seconds_per_step(data, args.batch, args.steps, None))
-        times["mirrored"].append(seconds_per_step(data, args.batch, args.steps, strategy))
+        for name, chosen in (("one_device", None), ("mirrored", strategy)):
+            times[name].append(time_ours(data, np.float64, 3, 8, args.steps, args.batch, chosen, seed=0))
     seconds = {name: statistics.median(values) for name, values in times.items()}
     row = dict(
         kind="distributed_step",

@@ -28,7 +28,7 @@ import tensorflow as tf  # noqa: E402
 
 import gpflow_deep as gd  # noqa: E402
 from benchmarks.common import RESULTS_DIR, append_result, machine, versions  # noqa: E402
-from benchmarks.compute_bound import build, synthetic_data  # noqa: E402
+from benchmarks.compute_bound import build, synthetic_data, time_ours  # noqa: E402
 from gpflow_deep.layers import gp_layer, sparse_marginals  # noqa: E402
 
 MODES = ("float64", "mixed", "float32")
@@ -65,8 +65,7 @@ def mode_context(mode: str):
 
 def seconds_per_step(data, mode: str, batch: int, steps: int) -> float:
     with mode_context(mode) as float_type:
-        model, cast = build(data, float_type, num_layers=3, width=8)
-        return gd.fit(model, cast, steps + 1, batch_size=batch, progress=False).seconds_per_iteration
+        return time_ours(data, float_type, 3, 8, steps, batch)
 
 
 def objective_error(data, batch: int, steps: int = 50) -> float:
