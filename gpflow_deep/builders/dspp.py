@@ -11,14 +11,13 @@ from ..likelihoods import LinearMixingGaussian
 from ..models.dspp import DSPP, BlendedLogLikelihood, gauss_hermite_sigma_points, random_sigma_points
 from ..objectives import DataTerm, predictive_log_likelihood
 from ..validation import check_non_negative, check_positive, check_positive_int
-from .initialisation import initial_inducing_inputs, logger, mean_column_variance, training_arrays
+from .initialisation import adapted_size, initial_inducing_inputs, logger, mean_column_variance, training_arrays
 from .stack import KernelFactory, gp_layer_stack, plan_stack
 
 SIGMA_POINT_INITIALISATIONS = ("random", "gauss_hermite")
 PAPER_NUM_INDUCING = 300
 
 PAPER_DEFAULTS: Dict[str, Any] = dict(
-    num_inducing=PAPER_NUM_INDUCING,
     beta=1.0,
     sigma_point_initialisation="random",
     trainable_sigma_points=True,
@@ -44,7 +43,6 @@ def safe_num_inducing(N: int) -> int:
 
 
 SAFE_DEFAULTS: Dict[str, Any] = dict(
-    num_inducing=safe_num_inducing,
     beta=1.0,
     sigma_point_initialisation="gauss_hermite",
     trainable_sigma_points=False,
@@ -52,7 +50,7 @@ SAFE_DEFAULTS: Dict[str, Any] = dict(
     expected_log_likelihood_weight=0.5,
 )
 """What ``build_dspp`` uses unless told otherwise (``docs/dspp.md``, "Defaults that do not collapse");
-M is a function of N."""
+M is :func:`safe_num_inducing`."""
 
 
 def build_dspp(
@@ -116,14 +114,13 @@ def build_dspp(
     N, D = X.shape
     P = Y.shape[1]
     given = dict(
-        num_inducing=num_inducing,
         beta=beta,
         sigma_point_initialisation=sigma_point_initialisation,
         trainable_sigma_points=trainable_sigma_points,
         trainable_inducing_inputs=trainable_inducing_inputs,
         expected_log_likelihood_weight=expected_log_likelihood_weight,
     )
-    settings = _resolve_defaults(given, N, paper_defaults)
+    settings = _resolve_defaults(given, paper_defaults)
     if settings["sigma_point_initialisation"] not in SIGMA_POINT_INITIALISATIONS:
         choices, chosen = SIGMA_POINT_INITIALISATIONS, settings["sigma_point_initialisation"]
         raise ValueError(f"sigma_point_initialisation must be one of {choices}, got {chosen!r}")
@@ -135,7 +132,8 @@ def build_dspp(
         else:
             likelihood = LinearMixingGaussian(P, P, variance=variance, variance_lower_bound=floor or 1e-12)
     output_dim = getattr(likelihood, "latent_dim", None) or P
-    Z = initial_inducing_inputs(X, settings["num_inducing"], inducing_inputs, seed)
+    M = _num_inducing(num_inducing, N, paper_defaults)
+    Z = initial_inducing_inputs(X, M, inducing_inputs, seed)
     layers = gp_layer_stack(
         plan_stack(X, Z, output_dim, num_layers, width, trainable_means=True),
         kernel_factory or _matern_factory,
@@ -169,38 +167,32 @@ def build_dspp(
     return model
 
 
-def _resolve_defaults(given: Dict[str, Any], N: int, paper_defaults: bool) -> Dict[str, Any]:
+def _resolve_defaults(given: Dict[str, Any], paper_defaults: bool) -> Dict[str, Any]:
     """The arguments given, and for the others the safe or the paper's defaults, with a log line
     naming what was chosen for the user."""
     defaults = PAPER_DEFAULTS if paper_defaults else SAFE_DEFAULTS
     settings = {name: defaults[name] if value is None else value for name, value in given.items()}
-    if given["num_inducing"] is None:
-        if paper_defaults:
-            settings["num_inducing"] = min(PAPER_NUM_INDUCING, N)
-            if N < PAPER_NUM_INDUCING:
-                logger.info(
-                    "build_dspp: num_inducing=%d (the paper's %d, capped at the %d training points)",
-                    N,
-                    PAPER_NUM_INDUCING,
-                    N,
-                )
-        else:
-            settings["num_inducing"] = safe_num_inducing(N)
-            logger.info(
-                "build_dspp: num_inducing=%d (the safe default for %d points: N/5 within [%d, %d], N if fewer)",
-                settings["num_inducing"],
-                N,
-                SAFE_MIN_INDUCING,
-                PAPER_NUM_INDUCING,
-            )
-    else:
-        settings["num_inducing"] = check_positive_int("num_inducing", given["num_inducing"])
     chosen = {name: settings[name] for name, value in given.items() if value is None}
     if chosen:
         where = "the paper's defaults" if paper_defaults else "safe defaults (paper_defaults=True for the paper's)"
         described = ", ".join(f"{name}={value!r}" for name, value in chosen.items())
         logger.info("build_dspp: %s: %s", where, described)
     return settings
+
+
+def _num_inducing(given: Optional[int], N: int, paper_defaults: bool) -> int:
+    """M as given, or the paper's 300 capped at N, or the safe default, logged."""
+    if given is not None or paper_defaults:
+        return adapted_size("build_dspp", "num_inducing", given, PAPER_NUM_INDUCING, N)
+    M = safe_num_inducing(N)
+    logger.info(
+        "build_dspp: num_inducing=%d (the safe default for %d points: N/5 within [%d, %d], N if fewer)",
+        M,
+        N,
+        SAFE_MIN_INDUCING,
+        PAPER_NUM_INDUCING,
+    )
+    return M
 
 
 def safe_noise(Y: np.ndarray) -> Tuple[float, float]:
