@@ -18,6 +18,12 @@ from gpflow_deep.benchmarking.results import append_result, first, matches, pars
 RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 
 
+def provenance() -> dict:
+    """What every benchmark record carries besides its figures: the machine, the library versions
+    and the command line that produced it (``append_result`` adds the date)."""
+    return dict(machine=machine(), versions=versions(), command=" ".join(sys.argv))
+
+
 def median_seconds(function: Callable[[], object], repeats: int) -> float:
     """Median wall time of ``function()`` over ``repeats`` calls, after one untimed (tracing) call."""
     function()

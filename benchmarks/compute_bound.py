@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, machine, versions  # noqa: E402
+from benchmarks.common import RESULTS_DIR, append_result, provenance  # noqa: E402
 from benchmarks.peers import gpflux_dgp  # noqa: E402
 from benchmarks.speed import time_gpflux_loop  # noqa: E402
 
@@ -121,9 +121,7 @@ def main():
         ours_float64_vs_gpflux_float64=seconds["ours_float64"] / seconds["gpflux_float64"],
         ours_float32_vs_gpflux_float64=seconds["ours_float32"] / seconds["gpflux_float64"],
         ours_float32_vs_gpflux_float32=seconds["ours_float32"] / seconds["gpflux_float32"],
-        machine=machine(),
-        versions=versions(),
-        command=" ".join(sys.argv),
+        **provenance(),
     )
     append_result(args.results, row)
     print(json.dumps({k: v for k, v in row.items() if k not in ("versions", "command", "all_seconds")}, indent=1))

@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, machine, versions  # noqa: E402
+from benchmarks.common import RESULTS_DIR, append_result, provenance  # noqa: E402
 
 NUM_CLASSES = 10
 BATCH = 200
@@ -82,9 +82,7 @@ def main():
             train_seconds=result.seconds,
             seconds_per_iteration=result.seconds_per_iteration,
             **scores(model, test, args.seed),
-            machine=machine(),
-            versions=versions(),
-            command=" ".join(sys.argv),
+            **provenance(),
         )
         append_result(os.path.join(RESULTS_DIR, "digits.jsonl"), record)
         print(

@@ -41,7 +41,7 @@ def main() -> None:
     args = parser.parse_args()
     devices = split_the_cpu(args.replicas)
 
-    from benchmarks.common import RESULTS_DIR, append_result, machine, versions
+    from benchmarks.common import RESULTS_DIR, append_result, provenance
     from benchmarks.compute_bound import synthetic_data, time_ours
 
     data = synthetic_data(args.points, 8)
@@ -62,9 +62,7 @@ def main() -> None:
         seconds=seconds,
         all_seconds=times,
         mirrored_vs_one_device=seconds["mirrored"] / seconds["one_device"],
-        machine=machine(),
-        versions=versions(),
-        command=" ".join(sys.argv),
+        **provenance(),
     )
     append_result(args.results or os.path.join(RESULTS_DIR, "distributed_step.jsonl"), row)
     print(json.dumps({k: v for k, v in row.items() if k not in ("versions", "all_seconds")}, indent=1))

@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, machine, versions  # noqa: E402
+from benchmarks.common import RESULTS_DIR, append_result, provenance  # noqa: E402
 from benchmarks.compute_bound import build, synthetic_data, time_ours  # noqa: E402
 from gpflow_deep.layers import gp_layer, sparse_marginals  # noqa: E402
 
@@ -110,9 +110,7 @@ def main() -> None:
             mixed_vs_float64=seconds["mixed"] / seconds["float64"],
             mixed_vs_float32=seconds["mixed"] / seconds["float32"],
             objective_relative_error=objective_error(data, batch),
-            machine=machine(),
-            versions=versions(),
-            command=" ".join(sys.argv),
+            **provenance(),
         )
         append_result(args.results, row)
         print(json.dumps({k: v for k, v in row.items() if k not in ("versions", "all_seconds")}, indent=1), flush=True)

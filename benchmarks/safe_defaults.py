@@ -27,7 +27,7 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.common import RESULTS_DIR, append_result, machine, parse_splits  # noqa: E402
+from benchmarks.common import RESULTS_DIR, append_result, parse_splits, provenance  # noqa: E402
 
 LOOPS = ("fit", "plain")
 FIFTY_POINTS = "fifty-points"
@@ -94,8 +94,7 @@ def run(builder: str, dataset: str, split: int, loop: str, args, options: dict) 
         seconds=seconds,
         threads=args.threads,
         label=args.label,
-        machine=machine(),
-        command=" ".join(sys.argv),
+        **provenance(),
     )
 
 

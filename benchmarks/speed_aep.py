@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import tensorflow as tf  # noqa: E402
 
 import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, compiled_adam_step, machine, versions  # noqa: E402
+from benchmarks.common import RESULTS_DIR, append_result, compiled_adam_step, provenance  # noqa: E402
 
 BUILDERS = {
     "aep_monte_carlo": lambda data: gd.build_aep_dgp(*data, 2),
@@ -69,9 +69,7 @@ def main() -> None:
         all_cpu_seconds=times,
         ratio_monte_carlo_vs_moment_matching=seconds["aep_monte_carlo"] / seconds["aep_moment_matching"],
         ratio_monte_carlo_vs_deep_gp=seconds["aep_monte_carlo"] / seconds["deep_gp"],
-        machine=machine(),
-        versions=versions(),
-        command=" ".join(sys.argv),
+        **provenance(),
     )
     append_result(args.results, row)
     print(json.dumps({key: row[key] for key in ("dataset", "cpu_seconds", "all_cpu_seconds")}, indent=1))

@@ -49,7 +49,7 @@ def main():
         print(measure(args.worker, args.datasets[0], args.steps))
         return
 
-    from benchmarks.common import RESULTS_DIR, append_result, machine, versions
+    from benchmarks.common import RESULTS_DIR, append_result, provenance
 
     results = args.results or os.path.join(RESULTS_DIR, "speed.jsonl")
     for dataset in args.datasets:
@@ -70,9 +70,7 @@ def main():
             all_seconds=times,
             ratio_vs_gpytorch=medians["ours"] / medians["gpytorch"],
             label=args.label,
-            machine=machine(),
-            versions=versions(),
-            command=" ".join(sys.argv),
+            **provenance(),
         )
         append_result(results, row)
         print(json.dumps({k: row[k] for k in ("dataset", "seconds", "all_seconds", "ratio_vs_gpytorch")}), flush=True)

@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, machine, median_seconds, versions  # noqa: E402
+from benchmarks.common import RESULTS_DIR, append_result, median_seconds, provenance  # noqa: E402
 
 BATCH = 200
 
@@ -135,9 +135,7 @@ def main():
             flush=True,
         )
 
-    record.update(
-        target=args.target, budget=args.budget, machine=machine(), versions=versions(), command=" ".join(sys.argv)
-    )
+    record.update(target=args.target, budget=args.budget, **provenance())
     append_result(os.path.join(RESULTS_DIR, "speed_random_features.jsonl"), record)
 
 

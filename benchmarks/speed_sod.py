@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import tensorflow as tf  # noqa: E402
 
 import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, compiled_adam_step, machine, versions  # noqa: E402
+from benchmarks.common import RESULTS_DIR, append_result, compiled_adam_step, provenance  # noqa: E402
 
 SUBSET_SIZES = {"boston": 50, "concrete": 100}  # the paper's M (benchmarks/uci.py, sod2)
 
@@ -76,9 +76,7 @@ def main():
             time_ratio_sod_vs_dsvi=medians["sod"] / medians["dsvi"],
             trainable_parameters=parameters,
             parameter_ratio_sod_vs_dsvi=parameters["sod"] / parameters["dsvi"],
-            machine=machine(),
-            versions=versions(),
-            command=" ".join(sys.argv),
+            **provenance(),
         )
         append_result(args.results, row)
         keys = ("dataset", "seconds", "time_ratio_sod_vs_dsvi", "trainable_parameters", "parameter_ratio_sod_vs_dsvi")
