@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, machine, parse_splits  # noqa: E402
+from benchmarks.common import RESULTS_DIR, append_result, parse_splits, provenance  # noqa: E402
 
 SETUP = dict(num_inducing=100, hidden_width=3, num_sigma_points=8, paper_defaults=True)
 
@@ -46,7 +46,7 @@ def main():
     parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "dspp_small_data.jsonl"))
     args = parser.parse_args()
-    where = machine()
+    origin = provenance()
     for dataset in args.datasets:
         data = gd.datasets.load(dataset)
         for split in parse_splits(args.splits):
@@ -61,8 +61,7 @@ def main():
                     train_log_likelihood=float(np.mean(model.predict_log_density((part.X_train, part.Y_train)))),
                     test_log_likelihood=float(np.mean(model.predict_log_density((part.X_test, part.Y_test)))),
                     noise_variance=float(model.likelihood.variance.numpy()),
-                    machine=where,
-                    command=" ".join(sys.argv),
+                    **origin,
                 )
                 append_result(args.results, record)
                 print(

@@ -71,7 +71,7 @@ def main():
     if args.one:
         print(json.dumps(one_size(args.points[0], args.batch_size, args.width, args.num_inducing)))
         return
-    from benchmarks.common import RESULTS_DIR, append_result, machine, versions
+    from benchmarks.common import RESULTS_DIR, append_result, provenance
 
     results = args.results or os.path.join(RESULTS_DIR, "scaling.jsonl")
     for points in args.points:
@@ -79,8 +79,7 @@ def main():
         command += ["--width", str(args.width), "--num-inducing", str(args.num_inducing)]
         output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
         row = dict(json.loads(output.strip().splitlines()[-1]), kind="streamed_epoch", batch_size=args.batch_size)
-        row.update(width=args.width, num_inducing=args.num_inducing, machine=machine(), versions=versions())
-        row["command"] = " ".join(sys.argv)
+        row.update(width=args.width, num_inducing=args.num_inducing, **provenance())
         append_result(results, row)
         print(json.dumps({k: v for k, v in row.items() if k not in ("versions", "command")}), flush=True)
 

@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, machine, versions  # noqa: E402
+from benchmarks.common import RESULTS_DIR, append_result, provenance  # noqa: E402
 from benchmarks.peers import gpflux_dgp  # noqa: E402
 
 
@@ -145,10 +145,10 @@ def main():
     parser.add_argument("--label", default="cpu", help="a name for this run in the results file")
     args = parser.parse_args()
     batch_sizes = [None if b == "full" else int(b) for b in args.batch_sizes]
-    where, libraries = machine(), versions()
+    origin = provenance()
     for dataset in args.datasets:
         for row in measure(dataset, args.layers, args.steps, args.rounds, batch_sizes):
-            row.update(label=args.label, machine=where, versions=libraries, command=" ".join(sys.argv))
+            row.update(label=args.label, **origin)
             append_result(args.results, row)
             print(json.dumps({k: row[k] for k in row if k not in ("versions", "command", "all_seconds")}), flush=True)
 

@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, machine, versions  # noqa: E402
+from benchmarks.common import RESULTS_DIR, append_result, provenance  # noqa: E402
 from benchmarks.peers import gpflux_dgp  # noqa: E402
 from benchmarks.speed import time_gpflux_keras, time_gpflux_loop  # noqa: E402
 
@@ -81,7 +81,7 @@ def main():
     if args.threads:
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
         tf.config.threading.set_inter_op_parallelism_threads(args.threads)
-    where, libraries = machine(), versions()
+    origin = provenance()
     for dataset in args.datasets:
         part = gd.datasets.uci_split(gd.datasets.load(dataset), 0)
         for batch in args.batch_sizes:
@@ -95,7 +95,7 @@ def main():
                 rounds=args.rounds,
                 **compare((part.X_train, part.Y_train), args.layers, args.steps, args.rounds, batch_size),
             )
-            row.update(machine=where, versions=libraries, command=" ".join(sys.argv))
+            row.update(origin)
             append_result(args.results, row)
             print(json.dumps({k: v for k, v in row.items() if k not in ("versions", "command", "all_seconds")}))
 

@@ -32,7 +32,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, first, machine, parse_splits, read_results, versions  # noqa: E402
+from benchmarks.common import RESULTS_DIR, append_result, first, parse_splits, provenance, read_results  # noqa: E402
 from gpflow_deep import benchmarking  # noqa: E402
 
 DEEP_GP_LAYERS = {"sgp": 1, "dgp2": 2, "dgp3": 3}
@@ -111,8 +111,6 @@ def run_split(args, split: int) -> dict:
         test_rmse=scores["rmse"],
         test_crps=scores.get("crps"),
         train_seconds=seconds,
-        machine=machine(),
-        versions=versions(),
         **extra,
     )
 
@@ -162,7 +160,7 @@ def main() -> None:
             print(f"split {split}: already in {args.results}, skipped")
             continue
         began = time.perf_counter()
-        record = dict(run_split(args, split), command=" ".join(sys.argv))
+        record = dict(run_split(args, split), **provenance())
         append_result(args.results, record)
         print(
             f"split {split}: test log-lik {record['test_log_likelihood']:.3f}  RMSE {record['test_rmse']:.3f}  "
