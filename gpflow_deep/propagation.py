@@ -2,9 +2,10 @@
 
 Each rule returns, for every layer, the Gaussian marginals it produced and the values it passed on,
 all ``[S, N, D_l]`` with S paths. Layers are anything that keeps the layer protocol
-(:mod:`gpflow_deep.layers.protocol`). The first layer sees the same inputs on every path, so unless
-it draws randomness of its own per path (``path_dependent``) it is evaluated once (``[1, N, D]``)
-and its outputs broadcast: S paths cost one first-layer pass.
+(:mod:`gpflow_deep.layers.protocol`). The first layer sees the same inputs on every path, so it
+receives them once (``[1, N, D]``): a layer that draws nothing of its own is evaluated once and its
+outputs broadcast, and one that draws per path (``path_dependent``) is told the number of paths and
+shares whatever does not depend on the draw (a kernel matrix at the inputs) between them.
 """
 
 from typing import List, NamedTuple, Sequence
@@ -49,8 +50,7 @@ def sample_layers(
     inputs = X[None]
     outputs = []
     for index, layer in enumerate(layers):
-        inputs = _on_every_path(layer, inputs, num_samples)
-        mean, var = layer.marginals(inputs, seed=_own_seed(seed, index), mode=mode)
+        mean, var = _layer_marginals(layer, inputs, num_samples, seed=_own_seed(seed, index), mode=mode)
         shape = tf.concat([[num_samples], tf.shape(mean)[1:]], axis=0)
         values = mean + tf.sqrt(var) * noise(shape, _layer_seed(seed, index), mean.dtype)
         outputs.append(LayerOutput(*_broadcast_paths(mean, var, num_samples), values))
@@ -149,11 +149,11 @@ def _broadcast_paths(mean: tf.Tensor, var: tf.Tensor, num_paths: int):
     return tf.broadcast_to(mean, shape), tf.broadcast_to(var, shape)
 
 
-def _on_every_path(layer, inputs: tf.Tensor, num_paths) -> tf.Tensor:
-    """Inputs broadcast to all paths when the layer's outputs differ per path even for equal inputs."""
-    if not layer.path_dependent:
-        return inputs
-    return tf.broadcast_to(inputs, tf.concat([[num_paths], tf.shape(inputs)[1:]], axis=0))
+def _layer_marginals(layer, inputs: tf.Tensor, num_paths, **options):
+    """``layer.marginals`` at inputs ``[1 or S, N, D]``; a layer that draws per path is told S."""
+    if layer.path_dependent:
+        options["num_paths"] = num_paths
+    return layer.marginals(inputs, **options)
 
 
 def _layer_seed(seed: tf.Tensor, index: int) -> tf.Tensor:

@@ -151,6 +151,20 @@ def test_paper_estimator_draws_one_w_per_path_shared_by_the_batch(rng):
         layer.marginals(inputs)
 
 
+@pytest.mark.parametrize("omega_mode", ["var-fixed", "var-resampled"])
+def test_inputs_shared_by_all_paths_give_the_same_draws_as_inputs_repeated_on_each(rng, omega_mode):
+    """The first layer receives ``[1, N, D]`` and ``num_paths``: the same W (and Ω) per path as
+    when its inputs are repeated S times."""
+    model, _ = small_model(rng, omega_mode)
+    layer = model.layers[0]
+    random_posterior(layer, rng)
+    inputs = rng.normal(size=(1, 6, layer.input_dim))
+    shared = layer.marginals(inputs, seed=SEED, num_paths=3)
+    repeated = layer.marginals(np.repeat(inputs, 3, axis=0), seed=SEED)
+    np.testing.assert_allclose(shared[0], repeated[0], rtol=1e-12)
+    assert shared[0].shape == (3, 6, layer.output_dim) and np.ptp(shared[0].numpy(), axis=0).min() > 0
+
+
 def test_paper_estimator_averages_to_the_local_reparameterisation_expectation(rng):
     """One layer, Gaussian likelihood: the local reparameterisation's Gaussian marginal gives
     E_q(W)[log p(y | ΦW)] exactly; the paper's shared-W estimator must average to it."""

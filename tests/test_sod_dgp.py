@@ -67,9 +67,10 @@ def test_closed_form_last_layer_posterior_matches_a_direct_gaussian_computation(
     np.testing.assert_allclose(marginal_var, np.transpose(variances), rtol=1e-9)
 
 
-def test_per_path_inducing_inputs_match_a_per_path_loop(rng):
+@pytest.mark.parametrize("kernel_class", [gpflow.kernels.SquaredExponential, gpflow.kernels.Matern52])
+def test_per_path_inducing_inputs_match_a_per_path_loop(rng, kernel_class):
     S, M, N, D, L = 3, 5, 7, 2, 2
-    kernel = gpflow.kernels.SquaredExponential(variance=0.8, lengthscales=1.1)
+    kernel = kernel_class(variance=0.8, lengthscales=1.1)
     layer = SubsetLayer(
         kernel, M, D, L, q_mu=rng.normal(size=(M, L)), q_sqrt=random_cholesky(rng, L, M), noise_variance=0.05
     )
@@ -115,6 +116,22 @@ def test_joint_sampling_draws_one_function_per_path_and_averages_to_the_marginal
     np.testing.assert_allclose(total_var, expected_var, rtol=0.1)
     with pytest.raises(ValueError, match="needs a seed"):
         joint.marginals(inputs[:2])
+
+
+@pytest.mark.parametrize("kernel", [gpflow.kernels.SquaredExponential(variance=0.8), gpflow.kernels.Matern32()])
+def test_inputs_shared_by_all_paths_give_the_same_joint_draws_as_inputs_repeated_on_each(rng, kernel):
+    """The first layer receives ``[1, N, D]`` and ``num_paths`` (one Kuu, Kuf and solve for all
+    paths): the same draws of F_S and the same marginals as with its inputs repeated S times."""
+    S, M, N, D, L = 3, 5, 7, 2, 2
+    options = dict(q_mu=rng.normal(size=(M, L)), q_sqrt=random_cholesky(rng, L, M), noise_variance=0.05)
+    layer = SubsetLayer(kernel, M, D, L, joint_sampling=True, **options)
+    inputs = rng.normal(size=(1, M + N, D))
+    seed = tf.constant([5, 6], tf.int64)
+    shared = layer.marginals(inputs, seed=seed, num_paths=S)
+    repeated = layer.marginals(np.repeat(inputs, S, axis=0), seed=seed)
+    for got, expected in zip(shared, repeated):
+        np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    assert shared[0].shape == (S, M + N, L) and np.ptp(shared[0].numpy()[:, :M], axis=0).min() > 0
 
 
 def test_deeper_layers_see_the_subsets_own_samples_from_the_same_path(rng):

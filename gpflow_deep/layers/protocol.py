@@ -4,11 +4,13 @@ TensorBoard. Any object with these members is a layer; nothing needs to subclass
 - ``input_dim``, ``output_dim``: the widths D_in and D_out.
 - ``path_dependent``: True when the layer draws randomness of its own on every path (random
   features redrawn per path, a weight sample per path), so that even identical inputs give
-  different outputs on different paths. Propagations then evaluate it on all S paths; otherwise
+  different outputs on different paths. Propagations then pass it ``num_paths`` = S; otherwise
   a layer that sees the same inputs on every path (the first) is evaluated once and broadcast.
 - ``marginals(inputs, *, seed=None, mode="posterior") -> (mean, var)``: Gaussian marginals
   ``[S, N, D_out]`` of the layer's outputs at inputs ``[S, N, D_in]``, given the layer's own draw
-  for each path. ``seed`` (a ``[2]`` int tensor, fresh per layer and call) keys that draw;
+  for each path; ``[1, N, D_in]`` inputs are shared by all paths. A ``path_dependent`` layer also
+  takes ``num_paths`` (S; by default the inputs' leading size) and returns S paths for shared
+  inputs. ``seed`` (a ``[2]`` int tensor, fresh per layer and call) keys that draw;
   ``mode`` names the distribution over the layer's function: ``"posterior"`` always, and
   ``"cavity"`` for layers that have one (approximate EP). A layer rejects modes it lacks.
 - ``regulariser(inputs=None) -> []``: the term the objective subtracts (β-weighted): a KL for

@@ -137,36 +137,42 @@ class RandomFeatureLayer(gpflow.base.Module):
         return self.omega_mean + self.omega_std * tf.random.stateless_normal(shape, seed, dtype=self.omega_mean.dtype)
 
     @check_shapes(
-        "inputs: [S, N, D]",
+        "inputs: [broadcast S, N, D]",
         "return: [S, N, F]",
     )
-    def features(self, inputs: TensorType, seed: Optional[tf.Tensor] = None) -> tf.Tensor:
-        """Φ(F Ω) at inputs F ``[S, N, D_in + D fed]`` (eq. 6 or 7), Ω per path when resampled."""
+    def features(self, inputs: TensorType, seed: Optional[tf.Tensor] = None, num_paths=None) -> tf.Tensor:
+        """Φ(F Ω) at inputs F ``[S, N, D_in + D fed]`` (eq. 6 or 7), Ω per path when resampled
+        (``num_paths`` of them, by default S; inputs ``[1, N, D]`` are shared by the paths)."""
         inputs = tf.convert_to_tensor(inputs)
+        num_paths = tf.shape(inputs)[0] if num_paths is None else num_paths
         if not self._is_rbf:
             inputs = tf.concat([inputs, tf.ones_like(inputs[..., :1])], axis=-1)
-        projections = tf.linalg.matmul(inputs, self.omega(tf.shape(inputs)[0], seed))
+        projections = tf.linalg.matmul(inputs, self.omega(num_paths, seed))
         variance = tf.convert_to_tensor(self.kernel.variance)
         if self._is_rbf:
             return rbf_features(projections, variance)
         return arccos_features(projections, variance, self.kernel.order)
 
     @check_shapes(
-        "inputs: [S, N, D]",
+        "inputs: [broadcast S, N, D]",
         "return[0]: [S, N, L]",
         "return[1]: [S, N, L]",
     )
-    def marginals(self, inputs: TensorType, *, seed=None, mode: str = "posterior") -> Tuple[tf.Tensor, tf.Tensor]:
+    def marginals(
+        self, inputs: TensorType, *, seed=None, mode: str = "posterior", num_paths=None
+    ) -> Tuple[tf.Tensor, tf.Tensor]:
         """Path s: ``(Φ_s W_s, 0)`` with W_s ~ q(W), or ``(Φ_s m, Φ_s² s²)`` with local
-        reparameterisation. ``seed`` keys W_s (and Ω_s when resampled); unused if nothing is drawn."""
+        reparameterisation. ``seed`` keys W_s (and Ω_s when resampled); unused if nothing is drawn.
+        ``num_paths`` draws (by default the inputs' leading size S) when inputs are ``[1, N, D]``."""
         check_mode(self, mode)
         if seed is None and self.path_dependent:
             raise ValueError("RandomFeatureLayer draws W (or Ω) per path: marginals needs a [2] seed")
         omega_seed, w_seed = (None, None) if seed is None else self._seeds(seed)
-        features = self.features(inputs, omega_seed)
+        features = self.features(inputs, omega_seed, num_paths)
         if self.local_reparameterisation:
             return tf.linalg.matmul(features, self.w_mean), tf.linalg.matmul(features**2, self.w_std**2)
-        shape = tf.concat([tf.shape(features)[:1], tf.shape(self.w_mean)], axis=0)
+        num_paths = tf.shape(features)[0] if num_paths is None else num_paths
+        shape = tf.concat([[num_paths], tf.shape(self.w_mean)], axis=0)
         W = self.w_mean + self.w_std * tf.random.stateless_normal(shape, w_seed, dtype=features.dtype)
         outputs = tf.linalg.matmul(features, W)
         return outputs, tf.zeros_like(outputs)  # no gradient flows into the zeros: sqrt(0) is harmless

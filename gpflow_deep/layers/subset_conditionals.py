@@ -15,7 +15,7 @@ from typing import NamedTuple
 import tensorflow as tf
 from check_shapes import check_shapes
 from gpflow.config import default_jitter
-from gpflow.kernels import IsotropicStationary, Kernel
+from gpflow.kernels import IsotropicStationary, Kernel, SquaredExponential
 
 
 class PathProjections(NamedTuple):
@@ -34,6 +34,8 @@ class PathProjections(NamedTuple):
 )
 def cross_covariance(kernel: Kernel, Z: tf.Tensor, X: tf.Tensor) -> tf.Tensor:
     """k(Z_s, X_s) on each path s (GPflow's ``K`` would pair every path with every other)."""
+    if isinstance(kernel, SquaredExponential):
+        return _squared_exponential(kernel, Z, X)
     if isinstance(kernel, IsotropicStationary):
         Zs, Xs = kernel.scale(Z), kernel.scale(X)
         r2 = (
@@ -45,14 +47,28 @@ def cross_covariance(kernel: Kernel, Z: tf.Tensor, X: tf.Tensor) -> tf.Tensor:
     return tf.map_fn(lambda pair: kernel.K(pair[0], pair[1]), (Z, X), fn_output_signature=Z.dtype)
 
 
+def _squared_exponential(kernel: SquaredExponential, Z: tf.Tensor, X: tf.Tensor) -> tf.Tensor:
+    """σ² exp(−r²/2) as the exponential of one matrix product, log σ² − r²/2 =
+    [z, log σ² − |z|²/2, 1] · [x, 1, −|x|²/2] (scaled inputs): the M×N work is one product and
+    one exp, forward and backward."""
+    Zs, Xs = kernel.scale(Z), kernel.scale(X)
+    log_variance = tf.math.log(tf.convert_to_tensor(kernel.variance))
+    z_term = log_variance - 0.5 * tf.reduce_sum(tf.square(Zs), -1, keepdims=True)
+    x_term = -0.5 * tf.reduce_sum(tf.square(Xs), -1, keepdims=True)
+    left = tf.concat([Zs, z_term, tf.ones_like(z_term)], axis=-1)
+    right = tf.concat([Xs, tf.ones_like(x_term), x_term], axis=-1)
+    return tf.exp(tf.linalg.matmul(left, right, transpose_b=True))
+
+
 @check_shapes(
     "inputs: [S, N, D]",
 )
 def path_projections(kernel: Kernel, inputs: tf.Tensor, num_subset: int) -> PathProjections:
     """Projections of every path's N inputs on its own first ``num_subset`` rows."""
-    Kuf = cross_covariance(kernel, inputs[:, :num_subset], inputs)
-    chol_kuu = _cholesky_with_jitter(Kuf[:, :, :num_subset])
-    return PathProjections(chol_kuu, tf.linalg.triangular_solve(chol_kuu, Kuf, lower=True), kernel.K_diag(inputs))
+    subset = inputs[:, :num_subset]
+    chol_kuu = subset_cholesky(kernel, subset)
+    A = tf.linalg.triangular_solve(chol_kuu, cross_covariance(kernel, subset, inputs), lower=True)
+    return PathProjections(chol_kuu, A, kernel.K_diag(inputs))
 
 
 @check_shapes(
@@ -105,20 +121,31 @@ def conditional_marginals(projections: PathProjections, mean: tf.Tensor, sqrt: t
 
 
 @check_shapes(
-    "projections.A: [S, M, N]",
+    "projections.A: [broadcast S, M, N]",
     "draws: [S, M, L]",
     "return[0]: [S, N, L]",
     "return[1]: [S, N, L]",
 )
 def marginals_given_draws(projections: PathProjections, draws: tf.Tensor):
     """Marginals of p(f(x) | F_S = draws_s) on every path s: mean Aᵀ Lk⁻¹ F_S,s and variance
-    k_xx − ‖A‖² (the same for all L outputs). At the subset rows themselves the mean is the draw
+    k_xx − ‖A‖² (the same for all L outputs); projections of one path serve all S draws. At the subset rows themselves the mean is the draw
     and the variance is (up to jitter) zero, so a path's subset values and its other points' values
     are one joint sample of the layer's function (eq. 15)."""
     chol_kuu, A, kff_diag = projections
-    mean = tf.linalg.matmul(A, tf.linalg.triangular_solve(chol_kuu, draws, lower=True), transpose_a=True)
+    mean = _project(A, tf.linalg.triangular_solve(chol_kuu, draws, lower=True))
     var = kff_diag - tf.reduce_sum(tf.square(A), axis=1)
     return mean, tf.broadcast_to(tf.maximum(var, 0.0)[:, :, None], tf.shape(mean))
+
+
+def _project(A: tf.Tensor, weights: tf.Tensor) -> tf.Tensor:
+    """Aᵀ weights ``[S, N, L]`` from A ``[1 or S, M, N]`` and weights ``[S, M, L]``. A shared by all
+    paths is one ``[N, M]·[M, S·L]`` product, so that its gradient is not S copies of A summed."""
+    if A.shape[0] != 1:
+        return tf.linalg.matmul(A, weights, transpose_a=True)
+    S, M, L = tf.unstack(tf.shape(weights))
+    side_by_side = tf.reshape(tf.transpose(weights, [1, 0, 2]), [M, S * L])
+    product = tf.linalg.matmul(A[0], side_by_side, transpose_a=True)  # [N, S·L]
+    return tf.transpose(tf.reshape(product, [-1, S, L]), [1, 0, 2])
 
 
 @check_shapes(

@@ -88,19 +88,23 @@ class SubsetLayer(gpflow.base.Module):
         return tf.convert_to_tensor(self.q_mu), tf.convert_to_tensor(self.q_sqrt), log_det
 
     @check_shapes(
-        "inputs: [S, N, D]",
+        "inputs: [broadcast S, N, D]",
         "return[0]: [S, N, L]",
         "return[1]: [S, N, L]",
     )
-    def marginals(self, inputs: TensorType, *, seed=None, mode: str = "posterior") -> Tuple[tf.Tensor, tf.Tensor]:
+    def marginals(
+        self, inputs: TensorType, *, seed=None, mode: str = "posterior", num_paths=None
+    ) -> Tuple[tf.Tensor, tf.Tensor]:
         """Mean and variance of Z = F + ε at every path's inputs, whose first M rows are that
-        path's subset: given the path's own draw of F_S (``joint_sampling``, ``seed`` required)
-        or with F_S integrated out."""
+        path's subset: given the path's own draw of F_S (``joint_sampling``, ``seed`` required;
+        ``num_paths`` draws, by default S, so that inputs ``[1, N, D]`` shared by all paths cost one
+        Kuu, Kuf and solve) or with F_S integrated out."""
         check_mode(self, mode)
         inputs = tf.convert_to_tensor(inputs)
         projections = path_projections(self.kernel, inputs, self.num_subset)
         if self.joint_sampling:
-            mean, var = marginals_given_draws(projections, self._draw_subset_values(tf.shape(inputs)[0], seed))
+            num_paths = tf.shape(inputs)[0] if num_paths is None else num_paths
+            mean, var = marginals_given_draws(projections, self._draw_subset_values(num_paths, seed))
         else:
             mean, var = conditional_marginals(projections, *self.posterior_over_subset()[:2])
         if self.noise_variance is not None:
