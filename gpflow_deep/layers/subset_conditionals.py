@@ -128,9 +128,9 @@ def conditional_marginals(projections: PathProjections, mean: tf.Tensor, sqrt: t
 )
 def marginals_given_draws(projections: PathProjections, draws: tf.Tensor):
     """Marginals of p(f(x) | F_S = draws_s) on every path s: mean Aᵀ Lk⁻¹ F_S,s and variance
-    k_xx − ‖A‖² (the same for all L outputs); projections of one path serve all S draws. At the subset rows themselves the mean is the draw
-    and the variance is (up to jitter) zero, so a path's subset values and its other points' values
-    are one joint sample of the layer's function (eq. 15)."""
+    k_xx − ‖A‖² (the same for all L outputs); projections of one path serve all S draws. At the
+    subset rows themselves the mean is the draw and the variance is (up to jitter) zero, so a path's
+    subset values and its other points' values are one joint sample of the layer's function (eq. 15)."""
     chol_kuu, A, kff_diag = projections
     mean = _project(A, tf.linalg.triangular_solve(chol_kuu, draws, lower=True))
     var = kff_diag - tf.reduce_sum(tf.square(A), axis=1)
