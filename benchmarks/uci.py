@@ -8,7 +8,7 @@ on boston, splits 0-4, 20,000 full-batch Adam steps)::
     python benchmarks/uci.py --dataset boston --model dgp2 --splits 0-4 --iterations 20000
 
 Models (``--model``): every entry of ``gpflow_deep.benchmarking.PROTOCOL_MODELS`` (``sgp``,
-``dgp2``, ``dgp3``, ``dspp2``, ``rf2``, ``aep2``, ``sod2``: each its paper's setting, also run by
+``dgp2``, ``dgp3``, ``dspp2``, ``rf2``, ``aep2``, ``sod2``, ``sod3``: each its paper's setting, also run by
 ``gpflow-deep benchmark``), and ``dspp2-gpytorch-setup``: a 2-layer ``DSPP`` as in the GPyTorch
 comparison (M=100, width 3, S=8, fixed ``--beta``, no validation, no early stopping).
 

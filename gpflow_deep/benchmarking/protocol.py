@@ -101,14 +101,17 @@ def _dspp(run: Run):
     return selection.model, dict(beta=selection.beta, best_iteration=chosen.best_iteration)
 
 
-def _sod_dgp(run: Run):
-    """The paper's settings: a k-means subset of M=50 on boston and 100 on concrete (the builder's
-    default elsewhere), 10 training and 50 test paths; the builder's initialisation (``setup="data"``:
-    the paper's collapses on two layers, ``docs/sod.md``)."""
-    subset_size = {"boston": 50, "concrete": 100}.get(run.dataset)
-    model = build_sod_dgp(run.X, run.Y, 2, subset_size, seed=run.seed)
-    result = _fit(model, run)
-    return model, dict(subset_size=model.num_subset, seconds_per_iteration=result.seconds_per_iteration)
+def _sod_dgp(num_layers: int) -> Callable[[Run], Tuple[DeepMixtureModel, Dict]]:
+    def train(run: Run):
+        """The paper's settings: a k-means subset of M=50 on boston and 100 on concrete (the
+        builder's default elsewhere), 10 training and 50 test paths; the builder's initialisation
+        (``setup="data"``: the paper's collapses on two layers, ``docs/sod.md``)."""
+        subset_size = {"boston": 50, "concrete": 100}.get(run.dataset)
+        model = build_sod_dgp(run.X, run.Y, num_layers, subset_size, seed=run.seed)
+        result = _fit(model, run)
+        return model, dict(subset_size=model.num_subset, seconds_per_iteration=result.seconds_per_iteration)
+
+    return train
 
 
 def _random_feature_dgp(run: Run):
@@ -137,7 +140,8 @@ PROTOCOL_MODELS: Dict[str, ProtocolModel] = {
     ),
     "rf2": ProtocolModel("RandomFeatureDGP, 1 hidden layer (DGP-RBF)", _random_feature_dgp, batch_size=200),
     "aep2": ProtocolModel("AEPDGP, 2 layers (Monte Carlo)", _aep_dgp, batch_size=100, epochs=1000),
-    "sod2": ProtocolModel("SoDDGP, 2 layers", _sod_dgp, test_samples=50),
+    "sod2": ProtocolModel("SoDDGP, 2 layers (the paper's SoD-DGP1: one hidden layer)", _sod_dgp(2), test_samples=50),
+    "sod3": ProtocolModel("SoDDGP, 3 layers (the paper's SoD-DGP2: two hidden layers)", _sod_dgp(3), test_samples=50),
 }
 
 
