@@ -11,6 +11,11 @@ import pytest  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from check_shapes import ShapeCheckingState, get_enable_check_shapes, set_enable_check_shapes  # noqa: E402
 
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # pytest.ini runs one worker per core: one thread per operation each, so that the workers'
+    # thread pools do not contend for the same cores.
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+
 # Modules whose tests check the ``check_shapes`` specs inside ``tf.function`` too: the models, the
 # layers and the objectives. Everywhere else (training, command line, examples, reliability) the
 # specs are checked as a user gets them, in eager calls only, which keeps tracing 3-4 times cheaper.
