@@ -90,6 +90,7 @@ def test_sigkill_mid_run_then_rerun_ends_exactly_as_an_uninterrupted_run(uninter
     assert_identical(parameters(output), uninterrupted())
 
 
+@pytest.mark.slow  # three training processes (~50 s); the default run keeps the mid-run kill above
 def test_sigkill_inside_a_checkpoint_write_leaves_the_previous_one_usable(uninterrupted, tmp_path):
     checkpoints, output, marker = tmp_path / "checkpoints", tmp_path / "final.npz", tmp_path / "in_commit"
     killed = start(checkpoints, output, "--hang-in-commit", str(marker))
