@@ -92,14 +92,19 @@ def projected_square_norms(q_sqrt: tf.Tensor, P: tf.Tensor):
         if shared:
             flat = tf.reshape(dG, [L * M, -1])
             dq = tf.linalg.matrix_transpose(tf.reshape(tf.linalg.matmul(flat, P, transpose_b=True), [L, M, M]))
-            side_by_side = tf.reshape(tf.transpose(q_sqrt, [1, 0, 2]), [M, L * M])  # [q_1 … q_L]
-            dP = tf.linalg.matmul(side_by_side, flat)
+            dP = tf.linalg.matmul(side_by_side(q_sqrt), flat)
         else:
             dq = tf.linalg.matmul(P, dG, transpose_b=True)
             dP = tf.linalg.matmul(q_sqrt, dG)
         return dq, dP
 
     return value, gradient
+
+
+def side_by_side(stack: tf.Tensor) -> tf.Tensor:
+    """``[M, B·K]``: the B matrices of ``stack: [B, M, K]`` side by side, [T_1 … T_B]."""
+    B, M, K = tf.unstack(tf.shape(stack))
+    return tf.reshape(tf.transpose(stack, [1, 0, 2]), [M, B * K])
 
 
 @check_shapes(

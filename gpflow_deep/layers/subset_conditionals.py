@@ -17,6 +17,8 @@ from check_shapes import check_shapes
 from gpflow.config import default_jitter
 from gpflow.kernels import IsotropicStationary, Kernel, SquaredExponential
 
+from .sparse_marginals import side_by_side
+
 
 class PathProjections(NamedTuple):
     """``chol_kuu: [S, M, M]``, ``A = chol_kuu⁻¹ Kuf: [S, M, N]`` and ``kff_diag: [S, N]``, for N
@@ -94,7 +96,7 @@ def _cholesky_with_jitter(Kuu: tf.Tensor) -> tf.Tensor:
 def whiten(mean: tf.Tensor, sqrt: tf.Tensor, chol_kuu: tf.Tensor):
     """``chol_kuu⁻¹ mean`` and ``chol_kuu⁻¹ sqrt_l`` on every path: one triangular solve per path."""
     L, M, S = tf.shape(sqrt)[0], tf.shape(sqrt)[1], tf.shape(chol_kuu)[0]
-    columns = tf.concat([mean, tf.reshape(tf.transpose(sqrt, [1, 0, 2]), [M, L * M])], axis=1)
+    columns = tf.concat([mean, side_by_side(sqrt)], axis=1)
     solved = tf.linalg.triangular_solve(chol_kuu, tf.broadcast_to(columns, [S, M, L + L * M]), lower=True)
     return solved[:, :, :L], tf.reshape(solved[:, :, L:], [S, M, L, M])
 
@@ -142,9 +144,8 @@ def _project(A: tf.Tensor, weights: tf.Tensor) -> tf.Tensor:
     paths is one ``[N, M]·[M, S·L]`` product, so that its gradient is not S copies of A summed."""
     if A.shape[0] != 1:
         return tf.linalg.matmul(A, weights, transpose_a=True)
-    S, M, L = tf.unstack(tf.shape(weights))
-    side_by_side = tf.reshape(tf.transpose(weights, [1, 0, 2]), [M, S * L])
-    product = tf.linalg.matmul(A[0], side_by_side, transpose_a=True)  # [N, S·L]
+    S, L = tf.shape(weights)[0], tf.shape(weights)[2]
+    product = tf.linalg.matmul(A[0], side_by_side(weights), transpose_a=True)  # [N, S·L]
     return tf.transpose(tf.reshape(product, [-1, S, L]), [1, 0, 2])
 
 
