@@ -92,6 +92,20 @@ def test_prior_kl_equals_gpflow(rng, whiten, q_diag):
     np.testing.assert_allclose(layer.prior_kl(), expected, rtol=1e-10)
 
 
+def test_prior_kl_read_from_the_packed_triangle_has_gpflows_gradient(rng):
+    """The whitened full-q_sqrt KL reads q_sqrt's unconstrained (packed) variable: its gradients with
+    respect to both variational variables equal those of GPflow's ``gauss_kl``, also after an assign."""
+    layer = random_layer(rng)
+    layer.q_sqrt.assign(np.tril(rng.normal(size=(L, M, M))))
+    variables = [layer.q_mu.unconstrained_variable, layer.q_sqrt.unconstrained_variable]
+    with tf.GradientTape(persistent=True) as tape:
+        ours = layer.prior_kl()
+        gpflows = gpflow.kullback_leiblers.gauss_kl(layer.q_mu, layer.q_sqrt)
+    np.testing.assert_allclose(ours, gpflows, rtol=1e-12)
+    for mine, theirs in zip(tape.gradient(ours, variables), tape.gradient(gpflows, variables)):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-12)
+
+
 def test_prior_kl_is_zero_when_q_equals_the_prior(rng):
     layer = GPLayer(SquaredExponential(), rng.normal(size=(M, D)), num_latent_gps=L)
     assert abs(float(layer.prior_kl())) < 1e-12
@@ -110,7 +124,7 @@ def test_mean_function_is_added(rng):
 def test_projected_square_norms_gradient_matches_finite_differences(rng, shared):
     q = rng.normal(size=(3, 4, 4))
     P = rng.normal(size=(4, 5) if shared else (3, 4, 5))
-    weights = rng.normal(size=(3, 5))
+    weights = rng.normal(size=(5, 3))
 
     def objective(q_value, P_value):
         q_value, P_value = tf.convert_to_tensor(q_value), tf.convert_to_tensor(P_value)
@@ -121,7 +135,7 @@ def test_projected_square_norms_gradient_matches_finite_differences(rng, shared)
         value = objective(q_var, P_var)
     grad_q, grad_P = tape.gradient(value, [q_var, P_var])
     P_per_l = np.broadcast_to(P, (3, 4, 5))
-    expected = np.sum(weights * np.sum(np.einsum("lmk,lmn->lkn", q, P_per_l) ** 2, axis=1))
+    expected = np.sum(weights.T * np.sum(np.einsum("lmk,lmn->lkn", q, P_per_l) ** 2, axis=1))
     np.testing.assert_allclose(value, expected, rtol=1e-10)
     for array, gradient in ((q, grad_q), (P, grad_P)):
         numeric = np.zeros_like(array)

@@ -19,6 +19,7 @@ from gpflow.kullback_leiblers import gauss_kl
 from gpflow.mean_functions import MeanFunction
 from gpflow.utilities import positive, triangular
 
+from .packed_kl import diagonal_positions, packs_triangle, whitened_kl
 from .protocol import check_mode
 from .sparse_marginals import full_covariances, marginals, projections
 
@@ -80,6 +81,7 @@ class GPLayer(gpflow.base.Module):
         transform = positive() if self.q_diag else triangular()
         self.q_sqrt = Parameter(q_sqrt, transform=transform, dtype=default_float(), name="q_sqrt")
         _check_shape("q_sqrt", self.q_sqrt, (M, L) if self.q_diag else (L, M, M))
+        self._packed_diagonal = diagonal_positions(self.q_sqrt) if packs_triangle(self.q_sqrt) else None
 
     @property
     def num_latent_gps(self) -> int:
@@ -159,6 +161,8 @@ class GPLayer(gpflow.base.Module):
     @check_shapes("return: []")
     def prior_kl(self) -> tf.Tensor:
         """KL[q(u) ‖ p(u)] summed over the L latent GPs."""
+        if self.whiten and self._packed_diagonal is not None:
+            return whitened_kl(self.q_mu, self.q_sqrt.unconstrained_variable, self._packed_diagonal)
         if self.whiten:
             return gauss_kl(self.q_mu, self.q_sqrt)
         return gauss_kl(self.q_mu, self.q_sqrt, self._kuu())

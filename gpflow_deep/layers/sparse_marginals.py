@@ -54,7 +54,7 @@ def marginals(
     if q_diag:
         posterior_var = _project(tf.square(P), tf.square(q_sqrt))
     else:
-        posterior_var = tf.transpose(projected_square_norms(tf.convert_to_tensor(q_sqrt), P))
+        posterior_var = projected_square_norms(tf.convert_to_tensor(q_sqrt), P)
     return _project(P, q_mu), prior_var + posterior_var
 
 
@@ -72,31 +72,31 @@ def _project(P: tf.Tensor, V: tf.Tensor) -> tf.Tensor:
 
 @tf.custom_gradient
 def projected_square_norms(q_sqrt: tf.Tensor, P: tf.Tensor):
-    """``[L, N]``: ‖q_lᵀ p_n‖², the diagonal of P_lᵀ q_l q_lᵀ P_l, for ``q_sqrt: [L, M, M]`` and
+    """``[N, L]``: ‖q_lᵀ p_n‖², the diagonal of P_lᵀ q_l q_lᵀ P_l, for ``q_sqrt: [L, M, M]`` and
     ``P: [M, N]`` (shared by all l) or ``[L, M, N]``.
 
-    With a shared P the L products are one stacked matmul ``[L·M, M] × [M, N]``, and so are the
-    two of the hand-written gradient (dq_l = 2 P diag(w_l) G_lᵀ, dP = 2 Σ_l q_l G_l diag(w_l)
-    with G_l = q_lᵀ P): three large matmuls, with no reduction over l left to do.
+    With a shared P the L factors sit side by side, Q = [q_1 … q_L] ``[M, L·M]``, and all L products
+    are one matmul H = PᵀQ ``[N, L·M]``, whose rows hold each point's L projections contiguously;
+    so are the two of the hand-written gradient (dQ = 2 P (H ∘ w), dP = 2 Q (H ∘ w)ᵀ, with w the
+    upstream gradient repeated over each block of M): three large matmuls, no reduction over l.
     """
     L, M = tf.shape(q_sqrt)[0], tf.shape(q_sqrt)[1]
-    shared = len(P.shape) == 2
-    if shared:
-        G = tf.reshape(tf.linalg.matmul(tf.reshape(tf.linalg.matrix_transpose(q_sqrt), [L * M, M]), P), [L, M, -1])
+    if len(P.shape) == 2:
+        Q = side_by_side(q_sqrt)
+        H = tf.reshape(tf.linalg.matmul(P, Q, transpose_a=True), [-1, L, M])  # [N, L, M]
+        value = tf.reduce_sum(tf.square(H), axis=-1)
     else:
         G = tf.linalg.matmul(q_sqrt, P, transpose_a=True)  # [L, M, N]
-    value = tf.reduce_sum(tf.square(G), axis=-2)
+        value = tf.transpose(tf.reduce_sum(tf.square(G), axis=-2))
 
     def gradient(upstream: tf.Tensor):
-        dG = 2.0 * G * upstream[:, None, :]  # [L, M, N]
-        if shared:
-            flat = tf.reshape(dG, [L * M, -1])
-            dq = tf.linalg.matrix_transpose(tf.reshape(tf.linalg.matmul(flat, P, transpose_b=True), [L, M, M]))
-            dP = tf.linalg.matmul(side_by_side(q_sqrt), flat)
-        else:
-            dq = tf.linalg.matmul(P, dG, transpose_b=True)
-            dP = tf.linalg.matmul(q_sqrt, dG)
-        return dq, dP
+        if len(P.shape) == 2:
+            dH = tf.reshape(2.0 * H * upstream[:, :, None], [-1, L * M])  # [N, L·M]
+            dQ = tf.linalg.matmul(P, dH)  # [M, L·M]
+            dq = tf.transpose(tf.reshape(dQ, [M, L, M]), [1, 0, 2])
+            return dq, tf.linalg.matmul(Q, dH, transpose_b=True)
+        dG = 2.0 * G * tf.transpose(upstream)[:, None, :]  # [L, M, N]
+        return tf.linalg.matmul(P, dG, transpose_b=True), tf.linalg.matmul(q_sqrt, dG)
 
     return value, gradient
 

@@ -2,6 +2,7 @@
 
 from .checkpoints import restore_checkpoint
 from .fit import FitResult, fit
+from .fused_adam import FusedAdam
 from .monitoring import monitor_tasks
 
-__all__ = ["FitResult", "fit", "monitor_tasks", "restore_checkpoint"]
+__all__ = ["FitResult", "FusedAdam", "fit", "monitor_tasks", "restore_checkpoint"]

@@ -17,6 +17,7 @@ from .checkpoints import resume_or_start
 from .data import check_training_data, training_inputs
 from .distributed import checkpoint_directory
 from .early_stopping import EarlyStopping
+from .fused_adam import FusedAdam
 from .monitoring import monitor_tasks
 from .nonfinite import ON_NONFINITE, NonFiniteGuard, Rollback
 from .progress import Progress
@@ -87,7 +88,8 @@ def fit(
     :param iterations: the step count to reach; a run resumed from a checkpoint does the rest.
     :param batch_size: minibatch size (shuffled every epoch through ``tf.data``); None or at
         least N for full batch. None for a dataset, which brings its own batches.
-    :param optimizer: any ``tf_keras`` optimizer; Adam with ``learning_rate`` by default.
+    :param optimizer: any ``tf_keras`` optimizer; by default Adam with ``learning_rate``
+        (:class:`~gpflow_deep.training.FusedAdam`, Keras's Adam with one fused update per variable).
     :param natgrad_gamma: if given, the last layer's (q_mu, q_sqrt) take natural-gradient steps
         of this size (GPflow's ``NaturalGradient``) and the optimizer trains everything else.
     :param seed: seeds the model's generator and the shuffling: the same seed, the same run.
@@ -237,9 +239,9 @@ def _run_step(training, train_hyperparameters: bool, num_samples: Optional[int])
 
 
 def _checked_optimizer(optimizer, learning_rate: float) -> tf_keras.optimizers.Optimizer:
-    """``optimizer`` if it is a ``tf_keras`` one, else Adam with a positive ``learning_rate``."""
+    """``optimizer`` if it is a ``tf_keras`` one, else Adam (fused) with a positive ``learning_rate``."""
     if optimizer is None:
-        return tf_keras.optimizers.Adam(check_positive("learning_rate", learning_rate))
+        return FusedAdam(check_positive("learning_rate", learning_rate))
     if not isinstance(optimizer, (tf_keras.optimizers.Optimizer, tf_keras.optimizers.legacy.Optimizer)):
         raise TypeError(
             "optimizer must be a tf_keras optimizer (from gpflow.keras import tf_keras; "

@@ -92,10 +92,12 @@ def training_step(
         iteration.assign_add(1)
         return loss, finite
 
-    if strategy is None:
-        compiled_update = tf.function(update, jit_compile=jit_compile)
+    if strategy is not None:
+        compiled_update = distributed_update(model, strategy, optimizer, variables, fixed, iteration)
+    elif jit_compile:
+        compiled_update = tf.function(update, jit_compile=True)  # its own function: XLA cannot take the batch read
     else:
-        compiled_update = tf.function(distributed_update(model, strategy, optimizer, variables, fixed, iteration))
+        compiled_update = update
     batches = batch_iterator(data, batch_size, seed)
 
     def step(train_hyperparameters: bool = True, num_samples: Optional[int] = None) -> Tuple[tf.Tensor, tf.Tensor]:
