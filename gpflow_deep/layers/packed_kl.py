@@ -16,8 +16,10 @@ from gpflow.base import Parameter
 
 
 def packs_triangle(q_sqrt: Parameter) -> bool:
-    """Whether ``q_sqrt``'s unconstrained variable is its packed lower triangle."""
-    return isinstance(q_sqrt.transform, tfp.bijectors.FillTriangular) and not q_sqrt.transform._upper
+    """Whether ``q_sqrt``'s unconstrained variable is its packed lower triangle (GPflow's
+    ``triangular()``); anything else keeps GPflow's ``gauss_kl``."""
+    transform = q_sqrt.transform
+    return isinstance(transform, tfp.bijectors.FillTriangular) and not getattr(transform, "_upper", True)
 
 
 def diagonal_positions(q_sqrt: Parameter) -> np.ndarray:

@@ -26,7 +26,7 @@ class FusedAdam(tf_keras.optimizers.Adam):
         dtype = variable.dtype
         step = tf.cast(self.iterations + 1, dtype)
         # The bias corrections as Keras's Adam computes them (its βᵗ starts from a float32 β), and
-        # the moment updates with the exact β as Keras's do: the two optimizers agree to rounding.
+        # the moment updates and ε exact, as Keras's are: the two optimizers agree to rounding.
         power_1 = tf.pow(tf.cast(self.beta_1, dtype), step)
         power_2 = tf.pow(tf.cast(self.beta_2, dtype), step)
         index = self._index_dict[self._var_key(variable)]
@@ -39,7 +39,7 @@ class FusedAdam(tf_keras.optimizers.Adam):
             lr=tf.cast(self.learning_rate, dtype),
             beta1=tf.constant(self.beta_1, dtype),
             beta2=tf.constant(self.beta_2, dtype),
-            epsilon=tf.cast(self.epsilon, dtype),
+            epsilon=tf.constant(self.epsilon, dtype),
             grad=gradient,
         )
 
