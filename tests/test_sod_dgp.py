@@ -211,6 +211,47 @@ def test_every_training_point_counts_once_across_an_epoch(rng, tiny_jitter):
     assert model.in_subset(X, Y).numpy().sum() == len(indices)
 
 
+@pytest.mark.parametrize("joint_sampling", [False, True])
+def test_a_mean_function_adds_to_every_rows_mean_and_leaves_variances_and_kl_alone(rng, joint_sampling):
+    """F = m(inputs) + G with q over G_S (GPflow's convention): the marginals are G's plus m of
+    each path's own inputs, and the KL is G_S's, the same as without m."""
+    S, M, N, D = 3, 5, 7, 2
+    options = dict(q_mu=rng.normal(size=(M, D)), q_sqrt=random_cholesky(rng, D, M), noise_variance=0.05)
+    kernel = gpflow.kernels.SquaredExponential(variance=0.8, lengthscales=1.1)
+    plain = SubsetLayer(kernel, M, D, D, joint_sampling=joint_sampling, **options)
+    mean_function = gpflow.mean_functions.Linear(A=rng.normal(size=(D, D)), b=rng.normal(size=D))
+    shifted = SubsetLayer(kernel, M, D, D, joint_sampling=joint_sampling, mean_function=mean_function, **options)
+    inputs = rng.normal(size=(S, M + N, D))
+    seed = tf.constant([7, 8], tf.int64)
+    (mean, var), (shifted_mean, shifted_var) = plain.marginals(inputs, seed=seed), shifted.marginals(inputs, seed=seed)
+    np.testing.assert_allclose(shifted_mean, mean.numpy() + inputs @ mean_function.A.numpy() + mean_function.b.numpy())
+    np.testing.assert_allclose(shifted_var, var)
+    np.testing.assert_allclose(shifted.regulariser(inputs), plain.regulariser(inputs))
+    with pytest.raises(TypeError, match="mean_function"):
+        SubsetLayer(kernel, M, D, D, mean_function=lambda x: x)
+
+
+def test_linear_hidden_means_start_where_the_zero_mean_layers_start_on_the_subset(rng, tiny_jitter):
+    """``hidden_mean="linear"``: DSVI's fixed identity/PCA means in the hidden layers, q over the
+    residual started at zero, so the subset's hidden outputs equal the zero-mean model's at the
+    start; nothing new is trained; other points follow the linear map, not K_xS K_SS⁻¹ X_S."""
+    X, Y = rng.normal(size=(40, 3)), rng.normal(size=(40, 1))
+    options = dict(num_layers=3, subset_size=8, hidden_width=2, joint_sampling=False)
+    zero, linear = gd.build_sod_dgp(X, Y, **options), gd.build_sod_dgp(X, Y, hidden_mean="linear", **options)
+    assert [type(layer.mean_function).__name__ for layer in linear.layers] == ["Linear", "Identity", "NoneType"]
+    assert linear.num_trainable_parameters == zero.num_trainable_parameters
+    inputs = tf.concat([linear.subset_inputs, X[:5]], axis=0)[None]
+    for zero_layer, linear_layer in zip(zero.layers[:-1], linear.layers[:-1]):
+        np.testing.assert_allclose(linear_layer.q_mu.numpy(), 0.0)
+        zero_mean, _ = zero_layer.marginals(inputs)
+        linear_mean, _ = linear_layer.marginals(inputs)
+        np.testing.assert_allclose(linear_mean[:, :8], zero_mean[:, :8], atol=1e-8)
+        np.testing.assert_allclose(linear_mean[:, 8:], linear_layer.mean_function(inputs)[:, 8:], atol=1e-8)
+        inputs = linear_mean
+    with pytest.raises(ValueError, match="hidden_mean must be one of"):
+        gd.build_sod_dgp(X, Y, hidden_mean="constant")
+
+
 def test_trainable_parameters_against_deep_gp_at_the_same_subset_size_and_depth(rng):
     X, Y = rng.normal(size=(60, 3)), rng.normal(size=(60, 1))
     M, W = 10, 2

@@ -5,18 +5,20 @@ from typing import Callable, Optional, Union
 
 import gpflow
 import numpy as np
+import tensorflow as tf
 from gpflow.kernels import Kernel
 
 from ..layers.subset_last_layer import SubsetLastLayer
 from ..layers.subset_layer import SubsetLayer
 from ..models.sod_dgp import SoDDGP
 from ..validation import check_positive_int
-from .initialisation import linear_projection, logger, mean_column_variance, training_arrays
+from .initialisation import linear_means, linear_projection, logger, mean_column_variance, training_arrays
 from .stack import KernelFactory
 from .subsets import select_subset
 
 SMALL_DATA = 800  # below this many training points the paper's "small" subset size applies
 SETUPS = ("data", "paper")
+HIDDEN_MEANS = ("zero", "linear")
 DATA_INNER_NOISE_VARIANCE = 1e-8  # setup="data": the inter-layer noise, held fixed (docs/sod.md, issue 11)
 DATA_NOISE_FRACTION = 0.01  # setup="data": the likelihood's initial variance, as a fraction of var(Y)
 
@@ -44,6 +46,7 @@ def build_sod_dgp(
     inner_q_sqrt_scale: float = 1e-5,
     train_inner_covariances: Optional[bool] = None,
     joint_sampling: bool = True,
+    hidden_mean: str = "zero",
     num_samples: int = 10,
     num_prediction_samples: int = 50,
     seed: int = 0,
@@ -53,7 +56,9 @@ def build_sod_dgp(
     - the subset: ``subset_size`` points (:func:`default_subset_size` by default: 50 or 100,
       at most N/2) chosen by k-means, each centre's nearest data point (``subset="random"``, or
       any function of X returning indices);
-    - hidden layers of width ``hidden_width`` = min(30, D), zero mean functions (the paper's);
+    - hidden layers of width ``hidden_width`` = min(30, D), zero mean functions (the paper's), or
+      with ``hidden_mean="linear"`` DSVI's fixed linear means (the identity, or the PCA projection
+      when narrowing: Salimbeni & Deisenroth 2017), q(F_S) then being over the GP's residual;
     - RBF kernels with one lengthscale (the paper's code); any kernel through
       ``kernel_factory(layer_index, input_width)``;
     - one Gaussian likelihood whose variance the last layer's q^ shares (eq. 12);
@@ -89,6 +94,8 @@ def build_sod_dgp(
     num_layers = check_positive_int("num_layers", num_layers)
     if setup not in SETUPS:
         raise ValueError(f"setup must be one of {SETUPS}, got {setup!r}")
+    if hidden_mean not in HIDDEN_MEANS:
+        raise ValueError(f"hidden_mean must be one of {HIDDEN_MEANS}, got {hidden_mean!r}")
     paper = setup == "paper"
     X, Y = training_arrays(X, Y)
     N, D = X.shape
@@ -126,6 +133,8 @@ def build_sod_dgp(
             lengthscale,
             inner_q_sqrt_scale,
         )
+    if hidden_mean == "linear":
+        _add_linear_means(layers[:-1], X, residual_start=not paper)
     for layer in layers[:-1]:
         layer.joint_sampling = bool(joint_sampling)
         layer.noise_variance.assign(inner_noise_variance)
@@ -225,6 +234,17 @@ def _data_layers(widths, X, X_S, Y_S, likelihood, kernel_factory, kernel_varianc
         )
         inputs, data = q_mu, data @ projection
     return layers
+
+
+def _add_linear_means(hidden_layers, X, residual_start: bool) -> None:
+    """DSVI's fixed linear means (``linear_means``) in the hidden layers. With ``residual_start``
+    (``setup="data"``, whose q(F_S) means are these same projections of X_S) the means of q over
+    the residual start at zero, so that the layers' subset outputs stay where they were."""
+    means, _ = linear_means(X, X[:1], [layer.output_dim for layer in hidden_layers])
+    for layer, mean in zip(hidden_layers, means):
+        layer.mean_function = mean
+        if residual_start:
+            layer.q_mu.assign(tf.zeros_like(layer.q_mu))
 
 
 def _rbf_factory(variance: float, lengthscale: float) -> KernelFactory:

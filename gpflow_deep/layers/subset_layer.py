@@ -10,6 +10,7 @@ from check_shapes import check_shapes
 from gpflow.base import Parameter, TensorType
 from gpflow.config import default_float
 from gpflow.kernels import Kernel
+from gpflow.mean_functions import MeanFunction
 from gpflow.utilities import positive, triangular
 
 from .protocol import check_mode
@@ -29,6 +30,8 @@ class SubsetLayer(gpflow.base.Module):
     M rows are the fixed subset X_S, above it they are the subset's own samples Z_S from the layer
     below on the same path, so each path has its own Kuu (eqs. 10, 13-16). The layer's outputs
     are Z = F + ε with explicit noise ε ~ N(0, σ_l²) (eq. 3), added to the marginal variance.
+    With a ``mean_function`` m, F = m(inputs) + G with G ~ GP(0, k) and q over G_S, GPflow's
+    convention: the KL is G_S's, and m adds to every row's mean (the paper's m is zero).
 
     :param kernel: a GPflow kernel shared by the L outputs (isotropic stationary kernels are
         evaluated per path in one batch; others per path with ``tf.map_fn``).
@@ -39,6 +42,8 @@ class SubsetLayer(gpflow.base.Module):
     :param q_sqrt: initial lower-triangular Cholesky factors of Σ ``[L, M, M]``; identities by default.
     :param noise_variance: initial σ_l² between this layer and the next (trainable); None for no
         noise (a last layer, whose noise is the likelihood's).
+    :param mean_function: m ``[S, N, D] → [S, N, L]``, e.g. DSVI's fixed linear projection
+        (``gpflow.mean_functions.Identity``); None for the paper's zero mean.
     :param joint_sampling: on each path, draw F_S ~ q(F_S) jointly and the other points' values from
         the GP conditioned on that draw (eq. 15: the subset's and the batch's values are one sample
         of the same function; the layer is then ``path_dependent``). False gives every point its
@@ -56,6 +61,7 @@ class SubsetLayer(gpflow.base.Module):
         q_mu: Optional[TensorType] = None,
         q_sqrt: Optional[TensorType] = None,
         noise_variance: Optional[float] = 1e-5,
+        mean_function: Optional[MeanFunction] = None,
         joint_sampling: bool = False,
         name: Optional[str] = None,
     ):
@@ -63,7 +69,10 @@ class SubsetLayer(gpflow.base.Module):
         self.joint_sampling = bool(joint_sampling)
         if not isinstance(kernel, Kernel):
             raise TypeError(f"kernel must be a gpflow.kernels.Kernel, got {type(kernel).__name__}")
+        if mean_function is not None and not isinstance(mean_function, MeanFunction):
+            raise TypeError(f"mean_function must be a gpflow MeanFunction or None, got {type(mean_function).__name__}")
         self.kernel = kernel
+        self.mean_function = mean_function
         self.num_subset, self.input_dim, self.output_dim = int(num_subset), int(input_dim), int(output_dim)
         M, L = self.num_subset, self.output_dim
         self.q_mu = Parameter(np.zeros((M, L)) if q_mu is None else q_mu, dtype=default_float(), name="q_mu")
@@ -107,6 +116,8 @@ class SubsetLayer(gpflow.base.Module):
             mean, var = marginals_given_draws(projections, self._draw_subset_values(num_paths, seed))
         else:
             mean, var = conditional_marginals(projections, *self.posterior_over_subset()[:2])
+        if self.mean_function is not None:
+            mean = mean + self.mean_function(inputs)
         if self.noise_variance is not None:
             var = var + self.noise_variance
         return mean, var
