@@ -232,12 +232,12 @@ def test_a_mean_function_adds_to_every_rows_mean_and_leaves_variances_and_kl_alo
 
 
 def test_linear_hidden_means_start_where_the_zero_mean_layers_start_on_the_subset(rng, tiny_jitter):
-    """``hidden_mean="linear"``: DSVI's fixed identity/PCA means in the hidden layers, q over the
-    residual started at zero, so the subset's hidden outputs equal the zero-mean model's at the
+    """``hidden_mean="linear"`` (the default): DSVI's fixed identity/PCA means in the hidden layers,
+    q over the residual started at zero, so the subset's hidden outputs equal the zero-mean model's at the
     start; nothing new is trained; other points follow the linear map, not K_xS K_SS⁻¹ X_S."""
     X, Y = rng.normal(size=(40, 3)), rng.normal(size=(40, 1))
     options = dict(num_layers=3, subset_size=8, hidden_width=2, joint_sampling=False)
-    zero, linear = gd.build_sod_dgp(X, Y, **options), gd.build_sod_dgp(X, Y, hidden_mean="linear", **options)
+    zero, linear = gd.build_sod_dgp(X, Y, hidden_mean="zero", **options), gd.build_sod_dgp(X, Y, **options)
     assert [type(layer.mean_function).__name__ for layer in linear.layers] == ["Linear", "Identity", "NoneType"]
     assert linear.num_trainable_parameters == zero.num_trainable_parameters
     inputs = tf.concat([linear.subset_inputs, X[:5]], axis=0)[None]
@@ -268,10 +268,14 @@ def test_trainable_parameters_against_deep_gp_at_the_same_subset_size_and_depth(
     # DSVI also trains M inducing inputs per layer (its inner noise is a White kernel's variance)
     dgp_count = gd.models.num_trainable_parameters(dgp)
     assert dgp_count - sod.num_trainable_parameters == sum(M * D for D, _ in widths)
-    # setup="data" holds the inner Cholesky factors and noises fixed (docs/sod.md, "Two layers")
+    # setup="data" holds the inner Cholesky factors and noises fixed (docs/sod.md, "Two layers"),
+    # adds ARD lengthscales (one per input, against one) and DSVI's fixed linear means
     held = gd.build_sod_dgp(X, Y, num_layers=3, subset_size=M, hidden_width=W)
     inner = sum(L * M * (M + 1) // 2 + 1 for _, L in widths[:-1])
-    assert held.num_trainable_parameters == sod.num_trainable_parameters - inner
+    ard = sum(D - 1 for D, _ in widths)
+    assert held.num_trainable_parameters == sod.num_trainable_parameters - inner + ard
+    isotropic = gd.build_sod_dgp(X, Y, num_layers=3, subset_size=M, hidden_width=W, hidden_mean="zero", ard=False)
+    assert isotropic.num_trainable_parameters == sod.num_trainable_parameters - inner
 
 
 @pytest.mark.slow

@@ -101,14 +101,13 @@ def _dspp(run: Run):
     return selection.model, dict(beta=selection.beta, best_iteration=chosen.best_iteration)
 
 
-def _sod_dgp(num_layers: int, hidden_mean: str = "zero") -> Callable[[Run], Tuple[DeepMixtureModel, Dict]]:
+def _sod_dgp(num_layers: int, **options) -> Callable[[Run], Tuple[DeepMixtureModel, Dict]]:
     def train(run: Run):
         """The paper's settings: a k-means subset of M=50 on boston and 100 on concrete (the
-        builder's default elsewhere), 10 training and 50 test paths; the builder's initialisation
-        (``setup="data"``: the paper's collapses on two layers, ``docs/sod.md``); zero hidden mean
-        functions (the paper's) or DSVI's linear ones."""
+        builder's default elsewhere), 10 training and 50 test paths; the builder's ``setup="data"``
+        (the paper's collapses on two layers, ``docs/sod.md``) with its defaults or ``options``."""
         subset_size = {"boston": 50, "concrete": 100}.get(run.dataset)
-        model = build_sod_dgp(run.X, run.Y, num_layers, subset_size, hidden_mean=hidden_mean, seed=run.seed)
+        model = build_sod_dgp(run.X, run.Y, num_layers, subset_size, seed=run.seed, **options)
         result = _fit(model, run)
         return model, dict(subset_size=model.num_subset, seconds_per_iteration=result.seconds_per_iteration)
 
@@ -143,11 +142,15 @@ PROTOCOL_MODELS: Dict[str, ProtocolModel] = {
     "aep2": ProtocolModel("AEPDGP, 2 layers (Monte Carlo)", _aep_dgp, batch_size=100, epochs=1000),
     "sod2": ProtocolModel("SoDDGP, 2 layers (the paper's SoD-DGP1: one hidden layer)", _sod_dgp(2), test_samples=50),
     "sod3": ProtocolModel("SoDDGP, 3 layers (the paper's SoD-DGP2: two hidden layers)", _sod_dgp(3), test_samples=50),
-    "sod2-linear": ProtocolModel(
-        "SoDDGP, 2 layers, DSVI's linear hidden mean (not the paper's)", _sod_dgp(2, "linear"), test_samples=50
+    "sod2-zero-mean": ProtocolModel(
+        "SoDDGP, 2 layers, zero hidden mean and one lengthscale (the paper's; the default until 2026-11-24)",
+        _sod_dgp(2, hidden_mean="zero", ard=False),
+        test_samples=50,
     ),
-    "sod3-linear": ProtocolModel(
-        "SoDDGP, 3 layers, DSVI's linear hidden means (not the paper's)", _sod_dgp(3, "linear"), test_samples=50
+    "sod3-zero-mean": ProtocolModel(
+        "SoDDGP, 3 layers, zero hidden means and one lengthscale (the paper's; the default until 2026-11-24)",
+        _sod_dgp(3, hidden_mean="zero", ard=False),
+        test_samples=50,
     ),
 }
 

@@ -9,9 +9,8 @@ from gpflow.likelihoods import Likelihood
 from ..layers import AEPLayer
 from ..models.aep_dgp import AEPDGP
 from ..validation import check_positive_int, check_targets
-from .deep_gp import _rbf_factory
 from .initialisation import adapted_size, initial_inducing_inputs, training_arrays
-from .stack import KernelFactory, plan_stack
+from .stack import KernelFactory, plan_stack, rbf_factory
 
 PUBLIC_CODE_NUM_INDUCING = 100
 
@@ -63,7 +62,7 @@ def build_aep_dgp(
     width = check_positive_int("hidden_width", hidden_width if hidden_width is not None else min(30, D))
     M = adapted_size("build_aep_dgp", "num_inducing", num_inducing, PUBLIC_CODE_NUM_INDUCING, N)
     Z = initial_inducing_inputs(X, M, inducing_inputs, seed)
-    kernel_factory = kernel_factory or _rbf_factory(kernel_variance, lengthscale)
+    kernel_factory = kernel_factory or rbf_factory(kernel_variance, lengthscale)
     inner_scale = np.sqrt(1.0 / inner_posterior_std**2 - 1.0)
 
     layers = []

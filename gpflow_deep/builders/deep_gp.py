@@ -4,13 +4,12 @@ from typing import Optional
 
 import gpflow
 import numpy as np
-from gpflow.kernels import Kernel
 from gpflow.likelihoods import Likelihood
 
 from ..models import DeepGP
 from ..validation import check_positive_int, check_targets
 from .initialisation import adapted_size, initial_inducing_inputs, training_arrays
-from .stack import KernelFactory, gp_layer_stack, plan_stack
+from .stack import KernelFactory, gp_layer_stack, plan_stack, rbf_factory
 
 PAPER_NUM_INDUCING = 100
 
@@ -60,17 +59,10 @@ def build_deep_gp(
 
     layers = gp_layer_stack(
         plan_stack(X, Z, output_dim, num_layers, width, trainable_means=False),
-        kernel_factory or _rbf_factory(kernel_variance, lengthscale),
+        kernel_factory or rbf_factory(kernel_variance, lengthscale),
         inner_noise_variance=inner_noise_variance,
         inner_q_sqrt_scale=inner_q_sqrt_scale,
         q_diag=q_diag,
         whiten=whiten,
     )
     return DeepGP(layers, likelihood, num_data=N, num_samples=num_samples, seed=seed)
-
-
-def _rbf_factory(variance: float, lengthscale: float) -> KernelFactory:
-    def make(_: int, input_width: int) -> Kernel:
-        return gpflow.kernels.SquaredExponential(variance=variance, lengthscales=[lengthscale] * input_width)
-
-    return make

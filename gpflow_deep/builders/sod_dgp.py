@@ -6,14 +6,13 @@ from typing import Callable, Optional, Union
 import gpflow
 import numpy as np
 import tensorflow as tf
-from gpflow.kernels import Kernel
 
 from ..layers.subset_last_layer import SubsetLastLayer
 from ..layers.subset_layer import SubsetLayer
 from ..models.sod_dgp import SoDDGP
 from ..validation import check_positive_int
 from .initialisation import linear_means, linear_projection, logger, mean_column_variance, training_arrays
-from .stack import KernelFactory
+from .stack import KernelFactory, rbf_factory
 from .subsets import select_subset
 
 SMALL_DATA = 800  # below this many training points the paper's "small" subset size applies
@@ -46,7 +45,8 @@ def build_sod_dgp(
     inner_q_sqrt_scale: float = 1e-5,
     train_inner_covariances: Optional[bool] = None,
     joint_sampling: bool = True,
-    hidden_mean: str = "zero",
+    hidden_mean: Optional[str] = None,
+    ard: Optional[bool] = None,
     num_samples: int = 10,
     num_prediction_samples: int = 50,
     seed: int = 0,
@@ -56,11 +56,8 @@ def build_sod_dgp(
     - the subset: ``subset_size`` points (:func:`default_subset_size` by default: 50 or 100,
       at most N/2) chosen by k-means, each centre's nearest data point (``subset="random"``, or
       any function of X returning indices);
-    - hidden layers of width ``hidden_width`` = min(30, D), zero mean functions (the paper's), or
-      with ``hidden_mean="linear"`` DSVI's fixed linear means (the identity, or the PCA projection
-      when narrowing: Salimbeni & Deisenroth 2017), q(F_S) then being over the GP's residual;
-    - RBF kernels with one lengthscale (the paper's code); any kernel through
-      ``kernel_factory(layer_index, input_width)``;
+    - hidden layers of width ``hidden_width`` = min(30, D);
+    - RBF kernels; any kernel through ``kernel_factory(layer_index, input_width)``;
     - one Gaussian likelihood whose variance the last layer's q^ shares (eq. 12);
     - hidden layers sampled jointly on each path (``joint_sampling``: F_S drawn from q, the other
       points from the GP given that draw, eq. 15) rather than point by point (the public code);
@@ -70,9 +67,13 @@ def build_sod_dgp(
     subset's samples, the next layer's inducing inputs, steady from path to path (docs/sod.md,
     "Two layers"):
 
-    - each hidden q(F_S) has its mean at the identity (or PCA projection) of the subset's inputs,
-      so that the hidden layers start as the identity, and the Cholesky factor
-      ``inner_q_sqrt_scale`` (1e-5) · chol K(subset inputs);
+    - hidden layers with DSVI's fixed linear mean functions (``hidden_mean="linear"``: the
+      identity, or the PCA projection when narrowing, as in Salimbeni & Deisenroth 2017; the
+      paper's are zero, ``hidden_mean="zero"``), each hidden q(F_S) over the GP's residual with its
+      mean at zero, so that the hidden layers start as the identity (with zero means: q's mean at
+      the identity of the subset's inputs), and the Cholesky factor ``inner_q_sqrt_scale`` (1e-5)
+      · chol K(subset inputs);
+    - RBF kernels with one lengthscale per input (``ard=True``; the paper's code has one for all);
     - the last q(F_S) is the prior N(0, K), so that q^ starts as the GP posterior given y_S;
     - lengthscales 0.5 · sqrt(D_in) × the inputs' standard deviation (the paper's 0.5 for one
       standardised input; shorter ones than sqrt(D_in) keep K(X_S) of a dense subset well conditioned),
@@ -81,22 +82,26 @@ def build_sod_dgp(
     - the inter-layer noise variances (1e-8) and the hidden Cholesky factors are held fixed
       (``train_inner_covariances=False``): trained, Adam grows them within tens of steps, the
       subset's samples then jitter from path to path and the last layer's KL against
-      p(F_S | Z_S) drives its lengthscale to zero.
+      p(F_S | Z_S) drives its lengthscale to zero (with zero hidden means on boston; with linear
+      ones on the 1-D chirp of ``examples/subset_of_data.py``, docs/sod.md).
 
-    ``setup="paper"`` is the paper's (its Section 4 and public code): variance and lengthscale 0.5,
+    ``setup="paper"`` is the paper's (its Section 4 and public code): zero mean functions, RBF
+    kernels with one lengthscale, variance and lengthscale 0.5,
     noise variances 1e-5 between layers and 0.01 at the likelihood, q(F_S) means uniform in
     [0, 1) (the code's random start), Cholesky factors ``inner_q_sqrt_scale`` · I on inner layers
     and I on the last, everything trained.
 
-    Explicit ``kernel_variance``, ``lengthscale``, ``noise_variance``, ``inner_noise_variance`` and
-    ``train_inner_covariances`` win over either setup's.
+    Explicit ``hidden_mean``, ``ard``, ``kernel_variance``, ``lengthscale``, ``noise_variance``,
+    ``inner_noise_variance`` and ``train_inner_covariances`` win over either setup's.
     """
     num_layers = check_positive_int("num_layers", num_layers)
     if setup not in SETUPS:
         raise ValueError(f"setup must be one of {SETUPS}, got {setup!r}")
+    paper = setup == "paper"
+    hidden_mean = ("zero" if paper else "linear") if hidden_mean is None else hidden_mean
     if hidden_mean not in HIDDEN_MEANS:
         raise ValueError(f"hidden_mean must be one of {HIDDEN_MEANS}, got {hidden_mean!r}")
-    paper = setup == "paper"
+    ard = (not paper) if ard is None else bool(ard)
     X, Y = training_arrays(X, Y)
     N, D = X.shape
     if subset_size is None:
@@ -117,8 +122,8 @@ def build_sod_dgp(
     likelihood = gpflow.likelihoods.Gaussian(variance=noise_variance)
     widths = [D] + [width] * (num_layers - 1)
     if paper:
-        make_kernel = kernel_factory or _rbf_factory(
-            0.5 if kernel_variance is None else kernel_variance, 0.5 if lengthscale is None else lengthscale
+        make_kernel = kernel_factory or rbf_factory(
+            0.5 if kernel_variance is None else kernel_variance, 0.5 if lengthscale is None else lengthscale, ard
         )
         layers = _paper_layers(widths, M, Y[indices], likelihood, make_kernel, inner_q_sqrt_scale, seed)
     else:
@@ -131,6 +136,7 @@ def build_sod_dgp(
             kernel_factory,
             kernel_variance,
             lengthscale,
+            ard,
             inner_q_sqrt_scale,
         )
     if hidden_mean == "linear":
@@ -189,7 +195,7 @@ def _paper_layers(widths, M, Y_S, likelihood, make_kernel, inner_q_sqrt_scale, s
     return layers
 
 
-def _data_layers(widths, X, X_S, Y_S, likelihood, kernel_factory, kernel_variance, lengthscale, scale):
+def _data_layers(widths, X, X_S, Y_S, likelihood, kernel_factory, kernel_variance, lengthscale, ard, scale):
     """The start from the prior and the data: hidden q(F_S) at the identity (or PCA projection) of
     the subset's inputs with Cholesky factor scale · chol K, the last q(F_S) the prior N(0, K)."""
     M = X_S.shape[0]
@@ -202,7 +208,7 @@ def _data_layers(widths, X, X_S, Y_S, likelihood, kernel_factory, kernel_varianc
         else:
             variance = kernel_variance if kernel_variance is not None else mean_column_variance(Y_S if last else data)
             ell = lengthscale if lengthscale is not None else 0.5 * np.sqrt(input_dim * mean_column_variance(data))
-            kernel = gpflow.kernels.SquaredExponential(variance=variance, lengthscales=ell)
+            kernel = rbf_factory(variance, ell, ard)(index, input_dim)
         chol = np.linalg.cholesky(kernel.K(inputs).numpy() + gpflow.config.default_jitter() * np.eye(M))
         if last:
             layers.append(
@@ -245,10 +251,3 @@ def _add_linear_means(hidden_layers, X, residual_start: bool) -> None:
         layer.mean_function = mean
         if residual_start:
             layer.q_mu.assign(tf.zeros_like(layer.q_mu))
-
-
-def _rbf_factory(variance: float, lengthscale: float) -> KernelFactory:
-    def make(_: int, input_width: int) -> Kernel:
-        return gpflow.kernels.SquaredExponential(variance=variance, lengthscales=lengthscale)
-
-    return make

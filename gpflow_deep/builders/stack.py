@@ -14,6 +14,16 @@ from .initialisation import linear_means, scaled_prior_q_sqrt
 KernelFactory = Callable[[int, int], Kernel]  # (layer index, input width) -> kernel
 
 
+def rbf_factory(variance: float, lengthscale: float, ard: bool = True) -> KernelFactory:
+    """RBF kernels of ``variance`` and ``lengthscale``: one lengthscale per input (``ard``) or one for all."""
+
+    def make(_: int, input_width: int) -> Kernel:
+        lengthscales = [lengthscale] * input_width if ard else lengthscale
+        return gpflow.kernels.SquaredExponential(variance=variance, lengthscales=lengthscales)
+
+    return make
+
+
 class LayerPlan(NamedTuple):
     """What one layer of a stack is set up with, before any layer object exists.
 
