@@ -286,7 +286,8 @@ def test_training_improves_the_fit_and_predictions_drop_the_subset_rows(rng):
     before = np.mean(model.predict_log_density((X, Y), num_samples=5, seed=0))
     result = gd.fit(model, (X, Y), iterations=100, seed=0, progress=False)
     assert result.objectives[-10:].mean() > result.objectives[:5].mean()
-    assert np.mean(model.predict_log_density((X, Y), num_samples=5, seed=0)) > before + 1.0
+    after = np.mean(model.predict_log_density((X, Y), num_samples=5, seed=0))
+    assert after > before + 0.2 and after > 0.5  # noise sd 0.1: at best about 0.9 a point
     layers = model.predict_all_layers(X[:7], 4, seed=1)
     assert [tuple(out.values.shape) for out in layers] == [(4, 7, 1), (4, 7, 1)]
 
