@@ -5,13 +5,12 @@ from typing import Callable, Optional, Union
 
 import gpflow
 import numpy as np
-import tensorflow as tf
 
 from ..layers.subset_last_layer import SubsetLastLayer
 from ..layers.subset_layer import SubsetLayer
 from ..models.sod_dgp import SoDDGP
 from ..validation import check_positive_int
-from .initialisation import linear_means, linear_projection, logger, mean_column_variance, training_arrays
+from .initialisation import linear_means, logger, mean_column_variance, training_arrays
 from .stack import KernelFactory, rbf_factory
 from .subsets import select_subset
 
@@ -121,26 +120,16 @@ def build_sod_dgp(
     train_inner = paper if train_inner_covariances is None else bool(train_inner_covariances)
     likelihood = gpflow.likelihoods.Gaussian(variance=noise_variance)
     widths = [D] + [width] * (num_layers - 1)
+    means, subset_inputs = linear_means(X, X[indices], widths[1:])
+    hidden_means = means if hidden_mean == "linear" else [None] * len(means)
     if paper:
         make_kernel = kernel_factory or rbf_factory(
             0.5 if kernel_variance is None else kernel_variance, 0.5 if lengthscale is None else lengthscale, ard
         )
-        layers = _paper_layers(widths, M, Y[indices], likelihood, make_kernel, inner_q_sqrt_scale, seed)
+        layers = _paper_layers(widths, M, Y[indices], likelihood, make_kernel, hidden_means, inner_q_sqrt_scale, seed)
     else:
-        layers = _data_layers(
-            widths,
-            X,
-            X[indices],
-            Y[indices],
-            likelihood,
-            kernel_factory,
-            kernel_variance,
-            lengthscale,
-            ard,
-            inner_q_sqrt_scale,
-        )
-    if hidden_mean == "linear":
-        _add_linear_means(layers[:-1], X, residual_start=not paper)
+        kernels = _data_kernels(widths, X, means, Y[indices], kernel_factory, kernel_variance, lengthscale, ard)
+        layers = _data_layers(kernels, subset_inputs, Y[indices], likelihood, hidden_means, inner_q_sqrt_scale)
     for layer in layers[:-1]:
         layer.joint_sampling = bool(joint_sampling)
         layer.noise_variance.assign(inner_noise_variance)
@@ -165,11 +154,11 @@ def build_sod_dgp(
     )
 
 
-def _paper_layers(widths, M, Y_S, likelihood, make_kernel, inner_q_sqrt_scale, seed):
+def _paper_layers(widths, M, Y_S, likelihood, make_kernel, hidden_means, inner_q_sqrt_scale, seed):
     """The paper's start: q(F_S) means uniform in [0, 1), Cholesky factors scale · I inside, I last."""
     rng = np.random.default_rng(seed)
     layers = []
-    for index, input_dim in enumerate(widths[:-1]):
+    for index, (input_dim, mean) in enumerate(zip(widths[:-1], hidden_means)):
         layers.append(
             SubsetLayer(
                 make_kernel(index, input_dim),
@@ -178,6 +167,7 @@ def _paper_layers(widths, M, Y_S, likelihood, make_kernel, inner_q_sqrt_scale, s
                 widths[index + 1],
                 q_mu=rng.uniform(size=(M, widths[index + 1])),
                 q_sqrt=inner_q_sqrt_scale * np.tile(np.eye(M)[None], (widths[index + 1], 1, 1)),
+                mean_function=mean,
                 name=f"layer_{index}",
             )
         )
@@ -195,27 +185,38 @@ def _paper_layers(widths, M, Y_S, likelihood, make_kernel, inner_q_sqrt_scale, s
     return layers
 
 
-def _data_layers(widths, X, X_S, Y_S, likelihood, kernel_factory, kernel_variance, lengthscale, ard, scale):
-    """The start from the prior and the data: hidden q(F_S) at the identity (or PCA projection) of
-    the subset's inputs with Cholesky factor scale · chol K, the last q(F_S) the prior N(0, K)."""
-    M = X_S.shape[0]
-    layers = []
-    inputs, data = X_S, X
+def _data_kernels(widths, X, projections, Y_S, kernel_factory, kernel_variance, lengthscale, ard):
+    """Each layer's kernel, ``kernel_factory``'s or an RBF scaled to the data reaching the layer (X
+    carried through the hidden layers' linear ``projections``): variance that data's (var(Y_S)
+    last), lengthscale 0.5 · sqrt(D_in) × its standard deviation."""
+    kernels, data = [], X
     for index, input_dim in enumerate(widths):
-        last = index == len(widths) - 1
         if kernel_factory is not None:
-            kernel = kernel_factory(index, input_dim)
+            kernels.append(kernel_factory(index, input_dim))
         else:
+            last = index == len(widths) - 1
             variance = kernel_variance if kernel_variance is not None else mean_column_variance(Y_S if last else data)
             ell = lengthscale if lengthscale is not None else 0.5 * np.sqrt(input_dim * mean_column_variance(data))
-            kernel = rbf_factory(variance, ell, ard)(index, input_dim)
+            kernels.append(rbf_factory(variance, ell, ard)(index, input_dim))
+        if index < len(projections):
+            data = np.asarray(projections[index](data))
+    return kernels
+
+
+def _data_layers(kernels, subset_inputs, Y_S, likelihood, hidden_means, scale):
+    """The start from the prior and the data, on each layer's ``subset_inputs`` (X_S carried through
+    the linear projections): hidden q(F_S) at the projection (or, over a linear mean's residual, at
+    zero) with Cholesky factor scale · chol K, the last q(F_S) the prior N(0, K)."""
+    M = Y_S.shape[0]
+    layers = []
+    for index, (kernel, inputs) in enumerate(zip(kernels, subset_inputs)):
         chol = np.linalg.cholesky(kernel.K(inputs).numpy() + gpflow.config.default_jitter() * np.eye(M))
-        if last:
+        if index == len(kernels) - 1:
             layers.append(
                 SubsetLastLayer(
                     kernel,
                     M,
-                    input_dim,
+                    inputs.shape[1],
                     likelihood,
                     Y_S,
                     q_mu=np.zeros((M, Y_S.shape[1])),
@@ -224,30 +225,18 @@ def _data_layers(widths, X, X_S, Y_S, likelihood, kernel_factory, kernel_varianc
                 )
             )
             break
-        width = widths[index + 1]
-        projection = linear_projection(data, width)
-        q_mu = inputs @ projection
+        width = subset_inputs[index + 1].shape[1]
+        mean = hidden_means[index]
         layers.append(
             SubsetLayer(
                 kernel,
                 M,
-                input_dim,
+                inputs.shape[1],
                 width,
-                q_mu=q_mu,
+                q_mu=np.zeros_like(subset_inputs[index + 1]) if mean is not None else subset_inputs[index + 1],
                 q_sqrt=scale * np.tile(chol[None], (width, 1, 1)),
+                mean_function=mean,
                 name=f"layer_{index}",
             )
         )
-        inputs, data = q_mu, data @ projection
     return layers
-
-
-def _add_linear_means(hidden_layers, X, residual_start: bool) -> None:
-    """DSVI's fixed linear means (``linear_means``) in the hidden layers. With ``residual_start``
-    (``setup="data"``, whose q(F_S) means are these same projections of X_S) the means of q over
-    the residual start at zero, so that the layers' subset outputs stay where they were."""
-    means, _ = linear_means(X, X[:1], [layer.output_dim for layer in hidden_layers])
-    for layer, mean in zip(hidden_layers, means):
-        layer.mean_function = mean
-        if residual_start:
-            layer.q_mu.assign(tf.zeros_like(layer.q_mu))
