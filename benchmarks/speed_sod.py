@@ -1,12 +1,12 @@
-"""Time per training step and trainable parameters of a 2-layer SoDDGP beside a DeepGP at the
-same M, depth, batch and paths per step, as ratios from one run.
+"""Time per training step and trainable parameters of a SoDDGP (2 layers unless ``--num-layers``)
+beside a DeepGP at the same M, depth, batch and paths per step, as ratios from one run.
 
 Both models are built on split 0 of each dataset (SoD: k-means subset of M; DSVI: M k-means
 inducing inputs per layer, ``build_deep_gp`` otherwise), full batch, S paths per step for both.
 Each model gets one compiled Adam step on its own objective; rounds alternate the two models and
 the medians are kept. Example::
 
-    python benchmarks/speed_sod.py --steps 50 --rounds 3 --threads 1
+    python benchmarks/speed_sod.py --steps 50 --rounds 3 --threads 1 [--num-layers 3]
 """
 
 import argparse
@@ -39,6 +39,7 @@ def main():
     parser.add_argument("--datasets", nargs="+", default=["boston", "concrete"])
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--num-layers", type=int, default=2)
     parser.add_argument("--num-samples", type=int, default=10, help="paths per step for both (the SoD paper's 10)")
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "speed.jsonl"))
@@ -51,9 +52,10 @@ def main():
         part = gd.datasets.uci_split(gd.datasets.load(dataset), 0)
         data = (tf.constant(part.X_train), tf.constant(part.Y_train))
         M = SUBSET_SIZES[dataset]
+        X, Y, L, S = part.X_train, part.Y_train, args.num_layers, args.num_samples
         models = {
-            "sod": gd.build_sod_dgp(part.X_train, part.Y_train, 2, M, num_samples=args.num_samples),
-            "dsvi": gd.build_deep_gp(part.X_train, part.Y_train, 2, num_inducing=M, num_samples=args.num_samples),
+            "sod": gd.build_sod_dgp(X, Y, L, M, num_samples=S),
+            "dsvi": gd.build_deep_gp(X, Y, L, num_inducing=M, num_samples=S),
         }
         steps = {name: compiled_adam_step(model, data) for name, model in models.items()}
         for step in steps.values():
@@ -67,6 +69,7 @@ def main():
         row = dict(
             kind="sod_train_step",
             dataset=dataset,
+            num_layers=args.num_layers,
             num_subset=M,
             num_samples=args.num_samples,
             steps=args.steps,
@@ -79,7 +82,14 @@ def main():
             **provenance(),
         )
         append_result(args.results, row)
-        keys = ("dataset", "seconds", "time_ratio_sod_vs_dsvi", "trainable_parameters", "parameter_ratio_sod_vs_dsvi")
+        keys = (
+            "dataset",
+            "num_layers",
+            "seconds",
+            "time_ratio_sod_vs_dsvi",
+            "trainable_parameters",
+            "parameter_ratio_sod_vs_dsvi",
+        )
         print(json.dumps({key: row[key] for key in keys}), flush=True)
 
 
