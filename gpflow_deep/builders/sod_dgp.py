@@ -208,35 +208,37 @@ def _data_layers(kernels, subset_inputs, Y_S, likelihood, hidden_means, scale):
     the linear projections): hidden q(F_S) at the projection (or, over a linear mean's residual, at
     zero) with Cholesky factor scale · chol K, the last q(F_S) the prior N(0, K)."""
     M = Y_S.shape[0]
-    layers = []
-    for index, (kernel, inputs) in enumerate(zip(kernels, subset_inputs)):
+
+    def prior_cholesky(kernel, inputs, num_outputs):
         chol = np.linalg.cholesky(kernel.K(inputs).numpy() + gpflow.config.default_jitter() * np.eye(M))
-        if index == len(kernels) - 1:
-            layers.append(
-                SubsetLastLayer(
-                    kernel,
-                    M,
-                    inputs.shape[1],
-                    likelihood,
-                    Y_S,
-                    q_mu=np.zeros((M, Y_S.shape[1])),
-                    q_sqrt=np.tile(chol[None], (Y_S.shape[1], 1, 1)),
-                    name=f"layer_{index}",
-                )
-            )
-            break
-        width = subset_inputs[index + 1].shape[1]
-        mean = hidden_means[index]
+        return np.tile(chol[None], (num_outputs, 1, 1))
+
+    layers = []
+    hidden = zip(kernels, subset_inputs, subset_inputs[1:], hidden_means)
+    for index, (kernel, inputs, outputs, mean) in enumerate(hidden):
         layers.append(
             SubsetLayer(
                 kernel,
                 M,
                 inputs.shape[1],
-                width,
-                q_mu=np.zeros_like(subset_inputs[index + 1]) if mean is not None else subset_inputs[index + 1],
-                q_sqrt=scale * np.tile(chol[None], (width, 1, 1)),
+                outputs.shape[1],
+                q_mu=outputs if mean is None else np.zeros_like(outputs),
+                q_sqrt=scale * prior_cholesky(kernel, inputs, outputs.shape[1]),
                 mean_function=mean,
                 name=f"layer_{index}",
             )
         )
+    kernel, inputs = kernels[-1], subset_inputs[-1]
+    layers.append(
+        SubsetLastLayer(
+            kernel,
+            M,
+            inputs.shape[1],
+            likelihood,
+            Y_S,
+            q_mu=np.zeros((M, Y_S.shape[1])),
+            q_sqrt=prior_cholesky(kernel, inputs, Y_S.shape[1]),
+            name=f"layer_{len(kernels) - 1}",
+        )
+    )
     return layers
