@@ -177,6 +177,22 @@ def test_one_layer_model_is_svgp_with_subset_inducing_inputs_and_q_hat(rng, tiny
     np.testing.assert_allclose(var, expected_var, rtol=1e-6, atol=1e-10)
 
 
+def test_the_builders_one_layer_start_predicts_the_gp_posterior_given_the_subset(rng, tiny_jitter):
+    """``setup="data"`` starts q(F_S) at the prior N(0, K_SS), so q^ of eq. 12 is the exact GP posterior
+    given y_S and one layer predicts what GPR on (X_S, y_S) with the same kernel and noise does."""
+    X = rng.uniform(-3, 3, size=(60, 2))
+    Y = np.sin(2 * X[:, :1]) * X[:, 1:] + 0.1 * rng.normal(size=(60, 1))
+    model = gd.build_sod_dgp(X, Y, num_layers=1, subset_size=12)
+    X_S = model.subset_inputs.numpy()
+    gpr = gpflow.models.GPR(
+        (X_S, model.layers[0].subset_targets.numpy()), model.layers[0].kernel, noise_variance=model.likelihood.variance
+    )
+    mean, var = model.predict_f(X[:7], num_samples=3)
+    expected_mean, expected_var = gpr.predict_f(X[:7])
+    np.testing.assert_allclose(mean, expected_mean, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(var, expected_var, rtol=1e-6, atol=1e-8)
+
+
 def test_one_layer_model_at_its_optimum_is_titsias_bound(rng, tiny_jitter):
     """With q(F_S) chosen so that q^ is the optimal q(u) of Titsias (2009), the ELBO is SGPR's bound."""
     model, X, Y, indices = one_layer_model(rng)
