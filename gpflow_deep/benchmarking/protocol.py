@@ -152,6 +152,11 @@ PROTOCOL_MODELS: Dict[str, ProtocolModel] = {
         _sod_dgp(3, hidden_mean="zero", ard=False),
         test_samples=50,
     ),
+    "sod3-trained-covariances": ProtocolModel(
+        "SoDDGP, 3 layers, hidden Cholesky factors and inter-layer noise trained (the paper trains them)",
+        _sod_dgp(3, train_inner_covariances=True),
+        test_samples=50,
+    ),
 }
 
 
