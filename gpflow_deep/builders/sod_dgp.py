@@ -120,7 +120,8 @@ def build_sod_dgp(
     train_inner = paper if train_inner_covariances is None else bool(train_inner_covariances)
     likelihood = gpflow.likelihoods.Gaussian(variance=noise_variance)
     widths = [D] + [width] * (num_layers - 1)
-    means, subset_inputs = linear_means(X, X[indices], widths[1:])
+    means, layer_data = linear_means(X, X, widths[1:])  # X as each layer receives it, through the projections
+    subset_inputs = [data[indices] for data in layer_data]
     hidden_means = means if hidden_mean == "linear" else [None] * len(means)
     if paper:
         make_kernel = kernel_factory or rbf_factory(
@@ -128,7 +129,7 @@ def build_sod_dgp(
         )
         layers = _paper_layers(widths, M, Y[indices], likelihood, make_kernel, hidden_means, inner_q_sqrt_scale, seed)
     else:
-        kernels = _data_kernels(widths, X, means, Y[indices], kernel_factory, kernel_variance, lengthscale, ard)
+        kernels = _data_kernels(layer_data, Y[indices], kernel_factory, kernel_variance, lengthscale, ard)
         layers = _data_layers(kernels, subset_inputs, Y[indices], likelihood, hidden_means, inner_q_sqrt_scale)
     for layer in layers[:-1]:
         layer.joint_sampling = bool(joint_sampling)
@@ -185,21 +186,20 @@ def _paper_layers(widths, M, Y_S, likelihood, make_kernel, hidden_means, inner_q
     return layers
 
 
-def _data_kernels(widths, X, projections, Y_S, kernel_factory, kernel_variance, lengthscale, ard):
-    """Each layer's kernel, ``kernel_factory``'s or an RBF scaled to the data reaching the layer (X
-    carried through the hidden layers' linear ``projections``): variance that data's (var(Y_S)
-    last), lengthscale 0.5 · sqrt(D_in) × its standard deviation."""
-    kernels, data = [], X
-    for index, input_dim in enumerate(widths):
+def _data_kernels(layer_data, Y_S, kernel_factory, kernel_variance, lengthscale, ard):
+    """Each layer's kernel, ``kernel_factory``'s or an RBF scaled to ``layer_data``, the training
+    inputs as they reach the layer: variance that data's (var(Y_S) last), lengthscale
+    0.5 · sqrt(D_in) × its standard deviation."""
+    kernels = []
+    for index, data in enumerate(layer_data):
+        input_dim = data.shape[1]
         if kernel_factory is not None:
             kernels.append(kernel_factory(index, input_dim))
-        else:
-            last = index == len(widths) - 1
-            variance = kernel_variance if kernel_variance is not None else mean_column_variance(Y_S if last else data)
-            ell = lengthscale if lengthscale is not None else 0.5 * np.sqrt(input_dim * mean_column_variance(data))
-            kernels.append(rbf_factory(variance, ell, ard)(index, input_dim))
-        if index < len(projections):
-            data = np.asarray(projections[index](data))
+            continue
+        last = index == len(layer_data) - 1
+        variance = kernel_variance if kernel_variance is not None else mean_column_variance(Y_S if last else data)
+        ell = lengthscale if lengthscale is not None else 0.5 * np.sqrt(input_dim * mean_column_variance(data))
+        kernels.append(rbf_factory(variance, ell, ard)(index, input_dim))
     return kernels
 
 
