@@ -5,6 +5,7 @@ import gpflow
 import numpy as np
 import pytest
 import tensorflow as tf
+from gpflow.keras import tf_keras
 from gpflow.kullback_leiblers import gauss_kl
 
 import gpflow_deep as gd
@@ -284,14 +285,47 @@ def test_trainable_parameters_against_deep_gp_at_the_same_subset_size_and_depth(
     # DSVI also trains M inducing inputs per layer (its inner noise is a White kernel's variance)
     dgp_count = gd.models.num_trainable_parameters(dgp)
     assert dgp_count - sod.num_trainable_parameters == sum(M * D for D, _ in widths)
-    # setup="data" holds the inner Cholesky factors and noises fixed (docs/sod.md, "Two layers"),
-    # adds ARD lengthscales (one per input, against one) and DSVI's fixed linear means
-    held = gd.build_sod_dgp(X, Y, num_layers=3, subset_size=M, hidden_width=W)
-    inner = sum(L * M * (M + 1) // 2 + 1 for _, L in widths[:-1])
+    # setup="data" adds ARD lengthscales (one per input, against one) and DSVI's fixed linear means;
+    # train_inner_covariances=False holds the inner Cholesky factors and noises fixed
+    data = gd.build_sod_dgp(X, Y, num_layers=3, subset_size=M, hidden_width=W)
     ard = sum(D - 1 for D, _ in widths)
+    assert data.num_trainable_parameters == sod.num_trainable_parameters + ard
+    held = gd.build_sod_dgp(X, Y, num_layers=3, subset_size=M, hidden_width=W, train_inner_covariances=False)
+    inner = sum(L * M * (M + 1) // 2 + 1 for _, L in widths[:-1])
     assert held.num_trainable_parameters == sod.num_trainable_parameters - inner + ard
     isotropic = gd.build_sod_dgp(X, Y, num_layers=3, subset_size=M, hidden_width=W, hidden_mean="zero", ard=False)
-    assert isotropic.num_trainable_parameters == sod.num_trainable_parameters - inner
+    assert isotropic.num_trainable_parameters == sod.num_trainable_parameters
+
+
+def test_a_q_sqrt_unit_leaves_the_model_alone_and_scales_adams_steps_on_the_factor(rng):
+    """q_sqrt = unit × the trained variable: the same marginals and KL, the same loss, and one
+    Adam step (about the learning rate per entry, whatever the gradient) moves the factor
+    ``unit`` times as far, in any optimiser loop."""
+    S, M, N, D = 2, 5, 6, 2
+    options = dict(q_mu=rng.normal(size=(M, D)), q_sqrt=random_cholesky(rng, D, M), noise_variance=0.05)
+    kernel = gpflow.kernels.SquaredExponential(variance=0.8, lengthscales=1.1)
+    plain, scaled = SubsetLayer(kernel, M, D, D, **options), SubsetLayer(kernel, M, D, D, q_sqrt_unit=0.1, **options)
+    inputs = rng.normal(size=(S, M + N, D))
+    np.testing.assert_allclose(scaled.q_sqrt.numpy(), plain.q_sqrt.numpy())
+    np.testing.assert_allclose(scaled.marginals(inputs)[1], plain.marginals(inputs)[1])
+    np.testing.assert_allclose(scaled.regulariser(inputs), plain.regulariser(inputs))
+    moves, lower = [], np.tril_indices(M)
+    for layer in (plain, scaled):
+        before = layer.q_sqrt.numpy()
+        tf_keras.optimizers.Adam(0.01).minimize(
+            lambda: layer.regulariser(inputs), [layer.q_sqrt.unconstrained_variable]
+        )
+        moves.append(np.abs(layer.q_sqrt.numpy() - before)[:, lower[0], lower[1]])
+    np.testing.assert_allclose(moves[0], 0.01, rtol=1e-3)
+    np.testing.assert_allclose(moves[1], 0.001, rtol=1e-3)
+    with pytest.raises(ValueError, match="q_sqrt_unit must be positive"):
+        SubsetLayer(kernel, M, D, D, q_sqrt_unit=0.0)
+    X, Y = rng.normal(size=(30, 2)), rng.normal(size=(30, 1))
+    default, unit_one = gd.build_sod_dgp(X, Y, 3, 6), gd.build_sod_dgp(X, Y, 3, 6, inner_q_sqrt_unit=1.0)
+    assert [layer.q_sqrt_unit for layer in default.layers[:-1]] == [0.1, 0.1]
+    assert gd.build_sod_dgp(X, Y, 2, 6, setup="paper").layers[0].q_sqrt_unit == 1.0
+    np.testing.assert_allclose(default.training_loss((X, Y)), unit_one.training_loss((X, Y)))
+    assert default.num_trainable_parameters == unit_one.num_trainable_parameters
 
 
 @pytest.mark.slow

@@ -152,9 +152,19 @@ PROTOCOL_MODELS: Dict[str, ProtocolModel] = {
         _sod_dgp(3, hidden_mean="zero", ard=False),
         test_samples=50,
     ),
+    "sod2-fixed-covariances": ProtocolModel(
+        "SoDDGP, 2 layers, hidden Cholesky factor and inter-layer noise held fixed (the default until 2026-11-24)",
+        _sod_dgp(2, train_inner_covariances=False),
+        test_samples=50,
+    ),
+    "sod3-fixed-covariances": ProtocolModel(
+        "SoDDGP, 3 layers, hidden Cholesky factors and inter-layer noises held fixed (the default until 2026-11-24)",
+        _sod_dgp(3, train_inner_covariances=False),
+        test_samples=50,
+    ),
     "sod3-trained-covariances": ProtocolModel(
-        "SoDDGP, 3 layers, hidden Cholesky factors and inter-layer noise trained (the paper trains them)",
-        _sod_dgp(3, train_inner_covariances=True),
+        "SoDDGP, 3 layers, hidden Cholesky factors trained in their own units (Adam's full steps)",
+        _sod_dgp(3, inner_q_sqrt_unit=1.0),
         test_samples=50,
     ),
 }

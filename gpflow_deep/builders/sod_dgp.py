@@ -17,7 +17,8 @@ from .subsets import select_subset
 SMALL_DATA = 800  # below this many training points the paper's "small" subset size applies
 SETUPS = ("data", "paper")
 HIDDEN_MEANS = ("zero", "linear")
-DATA_INNER_NOISE_VARIANCE = 1e-8  # setup="data": the inter-layer noise, held fixed (docs/sod.md, issue 11)
+DATA_INNER_NOISE_VARIANCE = 1e-8  # setup="data": the inter-layer noise's start (docs/sod.md, issue 11)
+DATA_INNER_Q_SQRT_UNIT = 0.1  # setup="data": Adam moves the hidden Cholesky factors 0.1 × as far (docs/sod.md)
 DATA_NOISE_FRACTION = 0.01  # setup="data": the likelihood's initial variance, as a fraction of var(Y)
 
 
@@ -42,7 +43,8 @@ def build_sod_dgp(
     noise_variance: Optional[float] = None,
     inner_noise_variance: Optional[float] = None,
     inner_q_sqrt_scale: float = 1e-5,
-    train_inner_covariances: Optional[bool] = None,
+    inner_q_sqrt_unit: Optional[float] = None,
+    train_inner_covariances: bool = True,
     joint_sampling: bool = True,
     hidden_mean: Optional[str] = None,
     ard: Optional[bool] = None,
@@ -78,20 +80,22 @@ def build_sod_dgp(
       standardised input; shorter ones than sqrt(D_in) keep K(X_S) of a dense subset well conditioned),
       hidden kernel variances the variance of their inputs, the last one var(Y), the likelihood's
       0.01 · var(Y);
-    - the inter-layer noise variances (1e-8) and the hidden Cholesky factors are held fixed
-      (``train_inner_covariances=False``): trained, Adam grows them within tens of steps, the
-      subset's samples then jitter from path to path and the last layer's KL against
-      p(F_S | Z_S) drives its lengthscale to zero (with zero hidden means on boston; with linear
-      ones on the 1-D chirp of ``examples/subset_of_data.py``, docs/sod.md).
+    - the inter-layer noise variances start at 1e-8 and the hidden Cholesky factors are trained in
+      units of ``inner_q_sqrt_unit`` = 0.1 (q_sqrt = 0.1 × the optimiser's variable): Adam's steps
+      are about the learning rate whatever the gradient, and at full size they grow the factors
+      within tens of steps far past their optimum, the subset's samples then jitter from path to
+      path and the last layer's KL against p(F_S | Z_S) drives its lengthscale to zero (the 1-D
+      chirp of ``examples/subset_of_data.py``, docs/sod.md); ``train_inner_covariances=False``
+      holds both fixed (the default until 2026-11-24).
 
     ``setup="paper"`` is the paper's (its Section 4 and public code): zero mean functions, RBF
     kernels with one lengthscale, variance and lengthscale 0.5,
     noise variances 1e-5 between layers and 0.01 at the likelihood, q(F_S) means uniform in
     [0, 1) (the code's random start), Cholesky factors ``inner_q_sqrt_scale`` · I on inner layers
-    and I on the last, everything trained.
+    and I on the last, everything trained in its own units.
 
     Explicit ``hidden_mean``, ``ard``, ``kernel_variance``, ``lengthscale``, ``noise_variance``,
-    ``inner_noise_variance`` and ``train_inner_covariances`` win over either setup's.
+    ``inner_noise_variance`` and ``inner_q_sqrt_unit`` win over either setup's.
     """
     num_layers = check_positive_int("num_layers", num_layers)
     if setup not in SETUPS:
@@ -117,7 +121,9 @@ def build_sod_dgp(
         noise_variance = 0.01 if paper else DATA_NOISE_FRACTION * y_variance
     if inner_noise_variance is None:
         inner_noise_variance = 1e-5 if paper else DATA_INNER_NOISE_VARIANCE
-    train_inner = paper if train_inner_covariances is None else bool(train_inner_covariances)
+    if inner_q_sqrt_unit is None:
+        inner_q_sqrt_unit = 1.0 if paper else DATA_INNER_Q_SQRT_UNIT
+    train_inner = bool(train_inner_covariances)
     likelihood = gpflow.likelihoods.Gaussian(variance=noise_variance)
     widths = [D] + [width] * (num_layers - 1)
     means, layer_data = linear_means(X, X, widths[1:])  # X as each layer receives it, through the projections
@@ -127,10 +133,14 @@ def build_sod_dgp(
         make_kernel = kernel_factory or rbf_factory(
             0.5 if kernel_variance is None else kernel_variance, 0.5 if lengthscale is None else lengthscale, ard
         )
-        layers = _paper_layers(widths, M, Y[indices], likelihood, make_kernel, hidden_means, inner_q_sqrt_scale, seed)
+        layers = _paper_layers(
+            widths, M, Y[indices], likelihood, make_kernel, hidden_means, inner_q_sqrt_scale, inner_q_sqrt_unit, seed
+        )
     else:
         kernels = _data_kernels(layer_data, Y[indices], kernel_factory, kernel_variance, lengthscale, ard)
-        layers = _data_layers(kernels, subset_inputs, Y[indices], likelihood, hidden_means, inner_q_sqrt_scale)
+        layers = _data_layers(
+            kernels, subset_inputs, Y[indices], likelihood, hidden_means, inner_q_sqrt_scale, inner_q_sqrt_unit
+        )
     for layer in layers[:-1]:
         layer.joint_sampling = bool(joint_sampling)
         layer.noise_variance.assign(inner_noise_variance)
@@ -155,7 +165,7 @@ def build_sod_dgp(
     )
 
 
-def _paper_layers(widths, M, Y_S, likelihood, make_kernel, hidden_means, inner_q_sqrt_scale, seed):
+def _paper_layers(widths, M, Y_S, likelihood, make_kernel, hidden_means, inner_q_sqrt_scale, unit, seed):
     """The paper's start: q(F_S) means uniform in [0, 1), Cholesky factors scale · I inside, I last."""
     rng = np.random.default_rng(seed)
     layers = []
@@ -168,6 +178,7 @@ def _paper_layers(widths, M, Y_S, likelihood, make_kernel, hidden_means, inner_q
                 widths[index + 1],
                 q_mu=rng.uniform(size=(M, widths[index + 1])),
                 q_sqrt=inner_q_sqrt_scale * np.tile(np.eye(M)[None], (widths[index + 1], 1, 1)),
+                q_sqrt_unit=unit,
                 mean_function=mean,
                 name=f"layer_{index}",
             )
@@ -203,7 +214,7 @@ def _data_kernels(layer_data, Y_S, kernel_factory, kernel_variance, lengthscale,
     return kernels
 
 
-def _data_layers(kernels, subset_inputs, Y_S, likelihood, hidden_means, scale):
+def _data_layers(kernels, subset_inputs, Y_S, likelihood, hidden_means, scale, unit):
     """The start from the prior and the data, on each layer's ``subset_inputs`` (X_S carried through
     the linear projections): hidden q(F_S) at the projection (or, over a linear mean's residual, at
     zero) with Cholesky factor scale · chol K, the last q(F_S) the prior N(0, K)."""
@@ -224,6 +235,7 @@ def _data_layers(kernels, subset_inputs, Y_S, likelihood, hidden_means, scale):
                 outputs.shape[1],
                 q_mu=outputs if mean is None else np.zeros_like(outputs),
                 q_sqrt=scale * prior_cholesky(kernel, inputs, outputs.shape[1]),
+                q_sqrt_unit=unit,
                 mean_function=mean,
                 name=f"layer_{index}",
             )

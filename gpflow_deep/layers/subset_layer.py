@@ -6,6 +6,7 @@ from typing import Optional, Tuple
 import gpflow
 import numpy as np
 import tensorflow as tf
+import tensorflow_probability as tfp
 from check_shapes import check_shapes
 from gpflow.base import Parameter, TensorType
 from gpflow.config import default_float
@@ -40,6 +41,10 @@ class SubsetLayer(gpflow.base.Module):
     :param output_dim: L, the layer's output width.
     :param q_mu: initial μ ``[M, L]``; zeros by default.
     :param q_sqrt: initial lower-triangular Cholesky factors of Σ ``[L, M, M]``; identities by default.
+    :param q_sqrt_unit: the optimiser's unit for the Cholesky factors: q_sqrt = unit × the trained
+        variable. The model is unchanged, but Adam, whose steps are about the learning rate
+        whatever the gradient's size, moves the factors ``unit`` times as far (docs/sod.md,
+        "Training the hidden covariances").
     :param noise_variance: initial σ_l² between this layer and the next (trainable); None for no
         noise (a last layer, whose noise is the likelihood's).
     :param mean_function: m ``[S, N, D] → [S, N, L]``, e.g. DSVI's fixed linear projection
@@ -61,6 +66,7 @@ class SubsetLayer(gpflow.base.Module):
         q_mu: Optional[TensorType] = None,
         q_sqrt: Optional[TensorType] = None,
         noise_variance: Optional[float] = 1e-5,
+        q_sqrt_unit: float = 1.0,
         mean_function: Optional[MeanFunction] = None,
         joint_sampling: bool = False,
         name: Optional[str] = None,
@@ -77,7 +83,15 @@ class SubsetLayer(gpflow.base.Module):
         M, L = self.num_subset, self.output_dim
         self.q_mu = Parameter(np.zeros((M, L)) if q_mu is None else q_mu, dtype=default_float(), name="q_mu")
         q_sqrt = np.tile(np.eye(M)[None], (L, 1, 1)) if q_sqrt is None else q_sqrt
-        self.q_sqrt = Parameter(q_sqrt, transform=triangular(), dtype=default_float(), name="q_sqrt")
+        self.q_sqrt_unit = float(q_sqrt_unit)
+        if not q_sqrt_unit > 0:
+            raise ValueError(f"q_sqrt_unit must be positive, got {q_sqrt_unit}")
+        transform = (
+            triangular()
+            if q_sqrt_unit == 1
+            else tfp.bijectors.Chain([tfp.bijectors.Scale(np.asarray(q_sqrt_unit, default_float())), triangular()])
+        )
+        self.q_sqrt = Parameter(q_sqrt, transform=transform, dtype=default_float(), name="q_sqrt")
         for label, value, shape in (("q_mu", self.q_mu, (M, L)), ("q_sqrt", self.q_sqrt, (L, M, M))):
             if tuple(value.shape) != shape:
                 raise ValueError(f"{label} must have shape {list(shape)}, got {list(value.shape)}")
