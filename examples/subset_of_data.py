@@ -5,8 +5,8 @@ layer's inducing inputs are a fixed k-means subset of the training inputs (marke
 optimised; a second layer's are that subset's own samples from the first, drawn afresh on every
 path. Beside them a 2-layer ``DeepGP`` with as many inducing points, which trains their locations
 and more variational parameters. With the default ``setup="data"`` (q(F_S) started from the prior and
-the data, the inner covariances held fixed, DSVI's linear hidden means) two layers fit as well as
-one and as DSVI here; with ``setup="paper"`` they did not (docs/sod.md, "Two layers"). Writes
+the data, the inner Cholesky factors trained in small steps, DSVI's linear hidden means) two layers
+fit as well as one and as DSVI here; with ``setup="paper"`` they did not (docs/sod.md, "Two layers"). Writes
 subset_of_data.png.
 
     python examples/subset_of_data.py [--quick] [--output subset_of_data.png]
