@@ -83,9 +83,9 @@ class SubsetLayer(gpflow.base.Module):
         M, L = self.num_subset, self.output_dim
         self.q_mu = Parameter(np.zeros((M, L)) if q_mu is None else q_mu, dtype=default_float(), name="q_mu")
         q_sqrt = np.tile(np.eye(M)[None], (L, 1, 1)) if q_sqrt is None else q_sqrt
-        self.q_sqrt_unit = float(q_sqrt_unit)
         if not q_sqrt_unit > 0:
             raise ValueError(f"q_sqrt_unit must be positive, got {q_sqrt_unit}")
+        self.q_sqrt_unit = float(q_sqrt_unit)
         transform = (
             triangular()
             if q_sqrt_unit == 1
