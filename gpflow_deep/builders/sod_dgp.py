@@ -123,7 +123,6 @@ def build_sod_dgp(
         inner_noise_variance = 1e-5 if paper else DATA_INNER_NOISE_VARIANCE
     if inner_q_sqrt_unit is None:
         inner_q_sqrt_unit = 1.0 if paper else DATA_INNER_Q_SQRT_UNIT
-    train_inner = bool(train_inner_covariances)
     likelihood = gpflow.likelihoods.Gaussian(variance=noise_variance)
     widths = [D] + [width] * (num_layers - 1)
     means, layer_data = linear_means(X, X, widths[1:])  # X as each layer receives it, through the projections
@@ -144,15 +143,15 @@ def build_sod_dgp(
     for layer in layers[:-1]:
         layer.joint_sampling = bool(joint_sampling)
         layer.noise_variance.assign(inner_noise_variance)
-        gpflow.set_trainable(layer.noise_variance, train_inner)
-        gpflow.set_trainable(layer.q_sqrt, train_inner)
+        gpflow.set_trainable(layer.noise_variance, train_inner_covariances)
+        gpflow.set_trainable(layer.q_sqrt, train_inner_covariances)
     if not paper:
         logger.info(
             "build_sod_dgp: subset_size=%d, hidden_width=%d, q(F_S) from the prior and the data, inner "
             "covariances %s (setup='data'; setup='paper' for the paper's)",
             M,
             width,
-            "trained" if train_inner else "held fixed",
+            "trained" if train_inner_covariances else "held fixed",
         )
     return SoDDGP(
         layers,
