@@ -74,10 +74,10 @@ def _fit(model: DeepMixtureModel, run: Run, **options):
     )
 
 
-def _deep_gp(num_layers: int) -> Callable[[Run], Tuple[DeepMixtureModel, Dict]]:
+def _deep_gp(num_layers: int, **options) -> Callable[[Run], Tuple[DeepMixtureModel, Dict]]:
     def train(run: Run):
-        """``build_deep_gp`` defaults (M=100, the paper's initialisation)."""
-        model = build_deep_gp(run.X, run.Y, num_layers, seed=run.seed)
+        """``build_deep_gp`` defaults (M=100, the paper's initialisation), or ``options``."""
+        model = build_deep_gp(run.X, run.Y, num_layers, seed=run.seed, **options)
         _fit(model, run)
         return model, {}
 
@@ -135,6 +135,7 @@ PROTOCOL_MODELS: Dict[str, ProtocolModel] = {
     "sgp": ProtocolModel("DeepGP, 1 layer (SVGP)", _deep_gp(1)),
     "dgp2": ProtocolModel("DeepGP, 2 layers (DSVI)", _deep_gp(2)),
     "dgp3": ProtocolModel("DeepGP, 3 layers (DSVI)", _deep_gp(3)),
+    "dgp3-m50": ProtocolModel("DeepGP, 3 layers (DSVI), M=50 (SoD's boston subset)", _deep_gp(3, num_inducing=50)),
     "dspp2": ProtocolModel(
         "DSPP, 2 layers (β and early stopping on validation)", _dspp, iterations=5000, test_samples=None
     ),
