@@ -101,13 +101,16 @@ def _dspp(run: Run):
     return selection.model, dict(beta=selection.beta, best_iteration=chosen.best_iteration)
 
 
-def _sod_dgp(num_layers: int, **options) -> Callable[[Run], Tuple[DeepMixtureModel, Dict]]:
+def _sod_dgp(
+    num_layers: int, subset_size: Optional[int] = None, **options
+) -> Callable[[Run], Tuple[DeepMixtureModel, Dict]]:
     def train(run: Run):
         """The paper's settings: a k-means subset of M=50 on boston and 100 on concrete (the
-        builder's default elsewhere), 10 training and 50 test paths; the builder's ``setup="data"``
-        (the paper's collapses on two layers, ``docs/sod.md``) with its defaults or ``options``."""
-        subset_size = {"boston": 50, "concrete": 100}.get(run.dataset)
-        model = build_sod_dgp(run.X, run.Y, num_layers, subset_size, seed=run.seed, **options)
+        builder's default elsewhere) unless ``subset_size`` is given, 10 training and 50 test paths;
+        the builder's ``setup="data"`` (the paper's collapses on two layers, ``docs/sod.md``) with its
+        defaults or ``options``."""
+        size = subset_size or {"boston": 50, "concrete": 100}.get(run.dataset)
+        model = build_sod_dgp(run.X, run.Y, num_layers, size, seed=run.seed, **options)
         result = _fit(model, run)
         return model, dict(subset_size=model.num_subset, seconds_per_iteration=result.seconds_per_iteration)
 
@@ -162,6 +165,9 @@ PROTOCOL_MODELS: Dict[str, ProtocolModel] = {
         "SoDDGP, 3 layers, hidden Cholesky factors and inter-layer noises held fixed (the default until 2026-11-24)",
         _sod_dgp(3, train_inner_covariances=False),
         test_samples=50,
+    ),
+    "sod3-m100": ProtocolModel(
+        "SoDDGP, 3 layers, a subset of M=100 (DSVI's number of inducing inputs)", _sod_dgp(3, 100), test_samples=50
     ),
     "sod3-trained-covariances": ProtocolModel(
         "SoDDGP, 3 layers, hidden Cholesky factors trained in their own units (Adam's full steps)",
