@@ -105,12 +105,11 @@ def _sod_dgp(
     num_layers: int, subset_size: Optional[int] = None, **options
 ) -> Callable[[Run], Tuple[DeepMixtureModel, Dict]]:
     def train(run: Run):
-        """The paper's settings: a k-means subset of M=50 on boston and 100 on concrete (the
-        builder's default elsewhere) unless ``subset_size`` is given, 10 training and 50 test paths;
-        the builder's ``setup="data"`` (the paper's collapses on two layers, ``docs/sod.md``) with its
-        defaults or ``options``."""
-        size = subset_size or {"boston": 50, "concrete": 100}.get(run.dataset)
-        model = build_sod_dgp(run.X, run.Y, num_layers, size, seed=run.seed, **options)
+        """The paper's settings: a k-means subset of ``subset_size`` points, by default the builder's
+        paper M (50 below 800 training points, 100 from there: boston 50, concrete 100), 10 training
+        and 50 test paths; the builder's ``setup="data"`` (the paper's collapses on two layers,
+        ``docs/sod.md``) with its defaults or ``options``."""
+        model = build_sod_dgp(run.X, run.Y, num_layers, subset_size, seed=run.seed, **options)
         result = _fit(model, run)
         return model, dict(subset_size=model.num_subset, seconds_per_iteration=result.seconds_per_iteration)
 
