@@ -168,6 +168,12 @@ PROTOCOL_MODELS: Dict[str, ProtocolModel] = {
     "sod3-m100": ProtocolModel(
         "SoDDGP, 3 layers, a subset of M=100 (DSVI's number of inducing inputs)", _sod_dgp(3, 100), test_samples=50
     ),
+    "sod2-whitened": ProtocolModel(
+        "SoDDGP, 2 layers, q(F_S) whitened per path", _sod_dgp(2, whiten=True), test_samples=50
+    ),
+    "sod3-whitened": ProtocolModel(
+        "SoDDGP, 3 layers, q(F_S) whitened per path", _sod_dgp(3, whiten=True), test_samples=50
+    ),
     "sod3-trained-covariances": ProtocolModel(
         "SoDDGP, 3 layers, hidden Cholesky factors trained in their own units (Adam's full steps)",
         _sod_dgp(3, inner_q_sqrt_unit=1.0),

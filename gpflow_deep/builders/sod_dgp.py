@@ -46,6 +46,7 @@ def build_sod_dgp(
     inner_q_sqrt_unit: Optional[float] = None,
     train_inner_covariances: bool = True,
     joint_sampling: bool = True,
+    whiten: Optional[bool] = None,
     hidden_mean: Optional[str] = None,
     ard: Optional[bool] = None,
     num_samples: int = 10,
@@ -68,6 +69,10 @@ def build_sod_dgp(
     subset's samples, the next layer's inducing inputs, steady from path to path (docs/sod.md,
     "Two layers"):
 
+    - every q(F_S) whitened per path (``whiten=True``): q over V = Lk⁻¹ F_S with Lk = chol K at
+      the path's subset inputs, so that above the first layer, where those inputs are samples,
+      q(F_S | Z_S) moves with them and the KL does not depend on the path (the paper's q is over
+      F_S itself, ``whiten=False``);
     - hidden layers with DSVI's fixed linear mean functions (``hidden_mean="linear"``: the
       identity, or the PCA projection when narrowing, as in Salimbeni & Deisenroth 2017; the
       paper's are zero, ``hidden_mean="zero"``), each hidden q(F_S) over the GP's residual with its
@@ -88,13 +93,13 @@ def build_sod_dgp(
       chirp of ``examples/subset_of_data.py``, docs/sod.md); ``train_inner_covariances=False``
       holds both fixed (the default until 2026-11-24).
 
-    ``setup="paper"`` is the paper's (its Section 4 and public code): zero mean functions, RBF
+    ``setup="paper"`` is the paper's (its Section 4 and public code): q(F_S) not whitened, zero mean functions, RBF
     kernels with one lengthscale, variance and lengthscale 0.5,
     noise variances 1e-5 between layers and 0.01 at the likelihood, q(F_S) means uniform in
     [0, 1) (the code's random start), Cholesky factors ``inner_q_sqrt_scale`` · I on inner layers
     and I on the last, everything trained in its own units.
 
-    Explicit ``hidden_mean``, ``ard``, ``kernel_variance``, ``lengthscale``, ``noise_variance``,
+    Explicit ``whiten``, ``hidden_mean``, ``ard``, ``kernel_variance``, ``lengthscale``, ``noise_variance``,
     ``inner_noise_variance`` and ``inner_q_sqrt_unit`` win over either setup's.
     """
     num_layers = check_positive_int("num_layers", num_layers)
@@ -105,6 +110,7 @@ def build_sod_dgp(
     if hidden_mean not in HIDDEN_MEANS:
         raise ValueError(f"hidden_mean must be one of {HIDDEN_MEANS}, got {hidden_mean!r}")
     ard = (not paper) if ard is None else bool(ard)
+    whiten = False if whiten is None else bool(whiten)
     X, Y = training_arrays(X, Y)
     N, D = X.shape
     if subset_size is None:
@@ -133,12 +139,21 @@ def build_sod_dgp(
             0.5 if kernel_variance is None else kernel_variance, 0.5 if lengthscale is None else lengthscale, ard
         )
         layers = _paper_layers(
-            widths, M, Y[indices], likelihood, make_kernel, hidden_means, inner_q_sqrt_scale, inner_q_sqrt_unit, seed
+            widths,
+            M,
+            Y[indices],
+            likelihood,
+            make_kernel,
+            hidden_means,
+            inner_q_sqrt_scale,
+            inner_q_sqrt_unit,
+            whiten,
+            seed,
         )
     else:
         kernels = _data_kernels(layer_data, Y[indices], kernel_factory, kernel_variance, lengthscale, ard)
         layers = _data_layers(
-            kernels, subset_inputs, Y[indices], likelihood, hidden_means, inner_q_sqrt_scale, inner_q_sqrt_unit
+            kernels, subset_inputs, Y[indices], likelihood, hidden_means, inner_q_sqrt_scale, inner_q_sqrt_unit, whiten
         )
     for layer in layers[:-1]:
         layer.joint_sampling = bool(joint_sampling)
@@ -164,8 +179,9 @@ def build_sod_dgp(
     )
 
 
-def _paper_layers(widths, M, Y_S, likelihood, make_kernel, hidden_means, inner_q_sqrt_scale, unit, seed):
-    """The paper's start: q(F_S) means uniform in [0, 1), Cholesky factors scale · I inside, I last."""
+def _paper_layers(widths, M, Y_S, likelihood, make_kernel, hidden_means, inner_q_sqrt_scale, unit, whiten, seed):
+    """The paper's start: q(F_S) means uniform in [0, 1), Cholesky factors scale · I inside, I last
+    (with ``whiten``, the same numbers as q(V)'s)."""
     rng = np.random.default_rng(seed)
     layers = []
     for index, (input_dim, mean) in enumerate(zip(widths[:-1], hidden_means)):
@@ -179,6 +195,7 @@ def _paper_layers(widths, M, Y_S, likelihood, make_kernel, hidden_means, inner_q
                 q_sqrt=inner_q_sqrt_scale * np.tile(np.eye(M)[None], (widths[index + 1], 1, 1)),
                 q_sqrt_unit=unit,
                 mean_function=mean,
+                whiten=whiten,
                 name=f"layer_{index}",
             )
         )
@@ -190,6 +207,7 @@ def _paper_layers(widths, M, Y_S, likelihood, make_kernel, hidden_means, inner_q
             likelihood,
             Y_S,
             q_mu=rng.uniform(size=(M, Y_S.shape[1])),
+            whiten=whiten,
             name=f"layer_{len(widths) - 1}",
         )
     )
@@ -213,33 +231,43 @@ def _data_kernels(layer_data, Y_S, kernel_factory, kernel_variance, lengthscale,
     return kernels
 
 
-def _data_layers(kernels, subset_inputs, Y_S, likelihood, hidden_means, scale, unit):
+def _data_layers(kernels, subset_inputs, Y_S, likelihood, hidden_means, scale, unit, whiten):
     """The start from the prior and the data, on each layer's ``subset_inputs`` (X_S carried through
     the linear projections): hidden q(F_S) at the projection (or, over a linear mean's residual, at
-    zero) with Cholesky factor scale · chol K, the last q(F_S) the prior N(0, K)."""
+    zero) with Cholesky factor scale · chol K, the last q(F_S) the prior N(0, K); with ``whiten``
+    the same distributions on the subset, as q(V) for V = (chol K)⁻¹ F_S."""
     M = Y_S.shape[0]
 
-    def prior_cholesky(kernel, inputs, num_outputs):
-        chol = np.linalg.cholesky(kernel.K(inputs).numpy() + gpflow.config.default_jitter() * np.eye(M))
-        return np.tile(chol[None], (num_outputs, 1, 1))
+    def prior_cholesky(kernel, inputs):
+        return np.linalg.cholesky(kernel.K(inputs).numpy() + gpflow.config.default_jitter() * np.eye(M))
+
+    def start(kernel, inputs, mean, sqrt_scale):
+        """q's mean ``[M, L]`` and Cholesky factors ``[L, M, M]`` for F_S ~ N(mean, sqrt_scale² K)."""
+        chol = prior_cholesky(kernel, inputs)
+        if whiten:
+            mean, chol = np.linalg.solve(chol, mean), np.eye(M)
+        return mean, sqrt_scale * np.tile(chol[None], (mean.shape[1], 1, 1))
 
     layers = []
     hidden = zip(kernels, subset_inputs, subset_inputs[1:], hidden_means)
     for index, (kernel, inputs, outputs, mean) in enumerate(hidden):
+        q_mu, q_sqrt = start(kernel, inputs, outputs if mean is None else np.zeros_like(outputs), scale)
         layers.append(
             SubsetLayer(
                 kernel,
                 M,
                 inputs.shape[1],
                 outputs.shape[1],
-                q_mu=outputs if mean is None else np.zeros_like(outputs),
-                q_sqrt=scale * prior_cholesky(kernel, inputs, outputs.shape[1]),
+                q_mu=q_mu,
+                q_sqrt=q_sqrt,
                 q_sqrt_unit=unit,
                 mean_function=mean,
+                whiten=whiten,
                 name=f"layer_{index}",
             )
         )
     kernel, inputs = kernels[-1], subset_inputs[-1]
+    q_mu, q_sqrt = start(kernel, inputs, np.zeros((M, Y_S.shape[1])), 1.0)
     layers.append(
         SubsetLastLayer(
             kernel,
@@ -247,8 +275,9 @@ def _data_layers(kernels, subset_inputs, Y_S, likelihood, hidden_means, scale, u
             inputs.shape[1],
             likelihood,
             Y_S,
-            q_mu=np.zeros((M, Y_S.shape[1])),
-            q_sqrt=prior_cholesky(kernel, inputs, Y_S.shape[1]),
+            q_mu=q_mu,
+            q_sqrt=q_sqrt,
+            whiten=whiten,
             name=f"layer_{len(kernels) - 1}",
         )
     )

@@ -87,32 +87,36 @@ def _cholesky_with_jitter(Kuu: tf.Tensor) -> tf.Tensor:
 
 
 @check_shapes(
-    "mean: [M, L]",
-    "sqrt: [L, M, M]",
+    "mean: [broadcast S, M, L]",
+    "sqrt: [broadcast S, L, M, M]",
     "chol_kuu: [S, M, M]",
     "return[0]: [S, M, L]",
     "return[1]: [S, M, L, M]",
 )
 def whiten(mean: tf.Tensor, sqrt: tf.Tensor, chol_kuu: tf.Tensor):
-    """``chol_kuu⁻¹ mean`` and ``chol_kuu⁻¹ sqrt_l`` on every path: one triangular solve per path."""
-    L, M, S = tf.shape(sqrt)[0], tf.shape(sqrt)[1], tf.shape(chol_kuu)[0]
-    columns = tf.concat([mean, side_by_side(sqrt)], axis=1)
-    solved = tf.linalg.triangular_solve(chol_kuu, tf.broadcast_to(columns, [S, M, L + L * M]), lower=True)
+    """``chol_kuu⁻¹ mean`` and ``chol_kuu⁻¹ sqrt_l`` on every path (mean and sqrt shared by all paths
+    or each path's own): one triangular solve per path."""
+    S, M, L = tf.shape(chol_kuu)[0], tf.shape(chol_kuu)[1], tf.shape(sqrt)[-3]
+    sqrt = tf.broadcast_to(sqrt, [S, L, M, M])
+    factors = tf.reshape(tf.transpose(sqrt, [0, 2, 1, 3]), [S, M, L * M])  # [T_1 … T_L] per path
+    columns = tf.concat([tf.broadcast_to(mean, [S, M, L]), factors], axis=2)
+    solved = tf.linalg.triangular_solve(chol_kuu, columns, lower=True)
     return solved[:, :, :L], tf.reshape(solved[:, :, L:], [S, M, L, M])
 
 
 @check_shapes(
     "projections.A: [S, M, N]",
-    "mean: [M, L]",
-    "sqrt: [L, M, M]",
+    "mean: [broadcast S, M, L]",
+    "sqrt: [broadcast S, L, M, M]",
     "return[0]: [S, N, L]",
     "return[1]: [S, N, L]",
 )
 def conditional_marginals(projections: PathProjections, mean: tf.Tensor, sqrt: tf.Tensor):
     """Marginals of ∫ p(f(x) | F_S) N(F_S | mean, sqrt sqrtᵀ) dF_S on every path (module docstring),
-    as Aᵀ (Lk⁻¹ mean) and ‖(Lk⁻¹ sqrt_l)ᵀ A‖²: the solves touch M×M matrices, never M×N ones."""
+    as Aᵀ (Lk⁻¹ mean) and ‖(Lk⁻¹ sqrt_l)ᵀ A‖²: the solves touch M×M matrices, never M×N ones.
+    ``mean`` and ``sqrt`` are shared by all paths or each path's own."""
     chol_kuu, A, kff_diag = projections
-    S, M, L = tf.shape(A)[0], tf.shape(A)[1], tf.shape(mean)[1]
+    S, M, L = tf.shape(A)[0], tf.shape(A)[1], tf.shape(mean)[-1]
     white_mean, white_sqrt = whiten(mean, sqrt, chol_kuu)
     stacked = tf.reshape(white_sqrt, [S, M, L * M])
     G = tf.linalg.matmul(stacked, A, transpose_a=True)  # [S, L·M, N]
@@ -133,8 +137,19 @@ def marginals_given_draws(projections: PathProjections, draws: tf.Tensor):
     k_xx − ‖A‖² (the same for all L outputs); projections of one path serve all S draws. At the
     subset rows themselves the mean is the draw and the variance is (up to jitter) zero, so a path's
     subset values and its other points' values are one joint sample of the layer's function (eq. 15)."""
-    chol_kuu, A, kff_diag = projections
-    mean = _project(A, tf.linalg.triangular_solve(chol_kuu, draws, lower=True))
+    return marginals_given_white_draws(projections, tf.linalg.triangular_solve(projections.chol_kuu, draws, lower=True))
+
+
+@check_shapes(
+    "projections.A: [broadcast S, M, N]",
+    "white_draws: [S, M, L]",
+    "return[0]: [S, N, L]",
+    "return[1]: [S, N, L]",
+)
+def marginals_given_white_draws(projections: PathProjections, white_draws: tf.Tensor):
+    """:func:`marginals_given_draws` for draws given as V = Lk⁻¹ F_S (a whitened q): mean Aᵀ V."""
+    _, A, kff_diag = projections
+    mean = _project(A, white_draws)
     var = kff_diag - tf.reduce_sum(tf.square(A), axis=1)
     return mean, tf.broadcast_to(tf.maximum(var, 0.0)[:, :, None], tf.shape(mean))
 
@@ -150,19 +165,19 @@ def _project(A: tf.Tensor, weights: tf.Tensor) -> tf.Tensor:
 
 
 @check_shapes(
-    "mean: [M, L]",
-    "sqrt: [L, M, M]",
-    "log_det: []",
+    "mean: [broadcast S, M, L]",
+    "sqrt: [broadcast S, L, M, M]",
+    "log_det: [broadcast S]",
     "chol_kuu: [S, M, M]",
     "return: [S]",
 )
 def prior_kl(mean: tf.Tensor, sqrt: tf.Tensor, log_det: tf.Tensor, chol_kuu: tf.Tensor) -> tf.Tensor:
     """Σ_l KL[N(mean_l, sqrt_l sqrt_lᵀ) ‖ N(0, Kuu_s)] on every path s, with ``log_det`` the sum
-    over l of log|sqrt_l sqrt_lᵀ|."""
+    over l of log|sqrt_l sqrt_lᵀ| (mean, sqrt and log_det shared by all paths or each path's own)."""
     white_mean, white_sqrt = whiten(mean, sqrt, chol_kuu)
     trace_and_mahalanobis = tf.reduce_sum(tf.square(white_mean), axis=[1, 2]) + tf.reduce_sum(
         tf.square(white_sqrt), axis=[1, 2, 3]
     )
     log_det_kuu = 2.0 * tf.reduce_sum(tf.math.log(tf.linalg.diag_part(chol_kuu)), axis=1)
-    L, M = tf.cast(tf.shape(sqrt)[0], mean.dtype), tf.cast(tf.shape(sqrt)[1], mean.dtype)
+    L, M = tf.cast(tf.shape(sqrt)[-3], mean.dtype), tf.cast(tf.shape(sqrt)[-1], mean.dtype)
     return 0.5 * (trace_and_mahalanobis - L * M + L * log_det_kuu - log_det)

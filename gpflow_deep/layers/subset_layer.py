@@ -18,6 +18,7 @@ from .protocol import check_mode
 from .subset_conditionals import (
     conditional_marginals,
     marginals_given_draws,
+    marginals_given_white_draws,
     path_projections,
     prior_kl,
     subset_cholesky,
@@ -54,6 +55,11 @@ class SubsetLayer(gpflow.base.Module):
         of the same function; the layer is then ``path_dependent``). False gives every point its
         own marginal, F_S integrated out (the public code's diagonal sampling), which lets a
         path's Z_S and its batch values disagree.
+    :param whiten: q over V = Lk⁻¹ F_S (Kuu = Lk Lkᵀ at the path's subset inputs), so that on each
+        path q(F_S | Z_S) = N(Lk μ, Lk Σ Lkᵀ) moves with the path's inducing inputs and the KL,
+        KL[q(V) ‖ N(0, I)], does not depend on the path (docs/sod.md, "Whitened"). At the first
+        layer, whose subset inputs are fixed, this only reparameterises q; False is the paper's
+        q(F_S) over the function values themselves.
     """
 
     def __init__(
@@ -69,10 +75,11 @@ class SubsetLayer(gpflow.base.Module):
         q_sqrt_unit: float = 1.0,
         mean_function: Optional[MeanFunction] = None,
         joint_sampling: bool = False,
+        whiten: bool = False,
         name: Optional[str] = None,
     ):
         super().__init__(name=name)
-        self.joint_sampling = bool(joint_sampling)
+        self.joint_sampling, self.whiten = bool(joint_sampling), bool(whiten)
         if not isinstance(kernel, Kernel):
             raise TypeError(f"kernel must be a gpflow.kernels.Kernel, got {type(kernel).__name__}")
         if mean_function is not None and not isinstance(mean_function, MeanFunction):
@@ -100,15 +107,25 @@ class SubsetLayer(gpflow.base.Module):
             self.noise_variance = Parameter(noise_variance, transform=positive(), dtype=default_float(), name="noise")
 
     @check_shapes(
-        "return[0]: [M, L]",
-        "return[1]: [L, M, M]",
-        "return[2]: []",
+        "chol_kuu: [S, M, M]",
+        "return[0]: [broadcast S, M, L]",
+        "return[1]: [broadcast S, L, M, M]",
+        "return[2]: [broadcast S]",
     )
-    def posterior_over_subset(self) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
-        """The distribution over F_S used by marginals and KL: mean ``[M, L]``, a square root of
-        its covariance ``[L, M, M]`` and Σ_l log|Σ_l| ``[]``; here q(F_S) itself."""
-        log_det = tf.reduce_sum(tf.math.log(tf.square(tf.linalg.diag_part(self.q_sqrt))))
-        return tf.convert_to_tensor(self.q_mu), tf.convert_to_tensor(self.q_sqrt), log_det
+    def posterior_over_subset(self, chol_kuu: Optional[tf.Tensor] = None) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+        """q(F_S), used by the marginals and the KL: mean, a lower-triangular square root of the
+        covariance per output and Σ_l log|Σ_l|; shared by all paths (``[M, L]``, ``[L, M, M]``, ``[]``),
+        or with ``whiten`` each path's own, Lk (μ, Σ½) for ``chol_kuu`` = Lk of the path's subset inputs."""
+        mean, sqrt = tf.convert_to_tensor(self.q_mu), tf.convert_to_tensor(self.q_sqrt)
+        log_det = tf.reduce_sum(tf.math.log(tf.square(tf.linalg.diag_part(sqrt))))
+        if not self.whiten:
+            return mean, sqrt, log_det
+        if chol_kuu is None:
+            raise ValueError(f"{self.name}: a whitened q(F_S) needs the Cholesky factor of each path's Kuu")
+        log_det_kuu = tf.reduce_sum(tf.math.log(tf.square(tf.linalg.diag_part(chol_kuu))), axis=-1)
+        path_mean = tf.einsum("smk,kl->sml", chol_kuu, mean)
+        path_sqrt = tf.linalg.matmul(chol_kuu[:, None], sqrt[None])  # lower triangular, as both factors are
+        return path_mean, path_sqrt, log_det + self.output_dim * log_det_kuu
 
     @check_shapes(
         "inputs: [broadcast S, N, D]",
@@ -127,9 +144,10 @@ class SubsetLayer(gpflow.base.Module):
         projections = path_projections(self.kernel, inputs, self.num_subset)
         if self.joint_sampling:
             num_paths = tf.shape(inputs)[0] if num_paths is None else num_paths
-            mean, var = marginals_given_draws(projections, self._draw_subset_values(num_paths, seed))
+            given_draws = marginals_given_white_draws if self.whiten else marginals_given_draws
+            mean, var = given_draws(projections, self._draw_subset_values(num_paths, seed))
         else:
-            mean, var = conditional_marginals(projections, *self.posterior_over_subset()[:2])
+            mean, var = conditional_marginals(projections, *self.posterior_over_subset(projections.chol_kuu)[:2])
         if self.mean_function is not None:
             mean = mean + self.mean_function(inputs)
         if self.noise_variance is not None:
@@ -145,9 +163,16 @@ class SubsetLayer(gpflow.base.Module):
         inputs (the first M rows of ``inputs``), a Monte Carlo expectation beyond the first layer."""
         if inputs is None:
             raise ValueError(f"{type(self).__name__}.regulariser needs the inputs the layer saw on the paths")
-        inputs = tf.convert_to_tensor(inputs)
-        chol_kuu = subset_cholesky(self.kernel, inputs[:, : self.num_subset])
-        return tf.reduce_mean(prior_kl(*self.posterior_over_subset(), chol_kuu))
+        chol_kuu = self.subset_cholesky(inputs)
+        return tf.reduce_mean(prior_kl(*self.posterior_over_subset(chol_kuu), chol_kuu))
+
+    @check_shapes(
+        "inputs: [S, N, D]",
+        "return: [S, M, M]",
+    )
+    def subset_cholesky(self, inputs: TensorType) -> tf.Tensor:
+        """chol Kuu at each path's subset inputs, the first M rows of ``inputs``."""
+        return subset_cholesky(self.kernel, tf.convert_to_tensor(inputs)[:, : self.num_subset])
 
     @property
     def path_dependent(self) -> bool:
@@ -155,10 +180,10 @@ class SubsetLayer(gpflow.base.Module):
         return self.joint_sampling
 
     def _draw_subset_values(self, num_paths, seed) -> tf.Tensor:
-        """``[S, M, L]`` draws of F_S from q(F_S), one per path."""
+        """``[S, M, L]`` draws from q, one per path: of F_S, or with ``whiten`` of V = Lk⁻¹ F_S."""
         if seed is None:
             raise ValueError(f"{self.name}: joint sampling draws F_S on every path and needs a seed")
-        mean, sqrt, _ = self.posterior_over_subset()
+        mean, sqrt = tf.convert_to_tensor(self.q_mu), tf.convert_to_tensor(self.q_sqrt)
         shape = tf.stack([num_paths, self.output_dim, self.num_subset])
         noise = tf.random.stateless_normal(shape, seed=seed, dtype=mean.dtype)
         return mean + tf.linalg.matrix_transpose(tf.einsum("lmk,slk->slm", sqrt, noise))

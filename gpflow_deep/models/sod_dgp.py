@@ -111,12 +111,10 @@ class SoDDGP(DeepMixtureModel):
             self.likelihood.variational_expectations, X, last.means[:, M:], last.variances[:, M:], Y
         )
         complement = tf.where(self.in_subset(X, Y), tf.zeros_like(X[:, 0]), tf.reduce_mean(expectations, axis=0))
-        mean_S, var_S = self.layers[-1].subset_marginals()
-        subset = self.likelihood.variational_expectations(
-            self.subset_inputs, mean_S, var_S, self.layers[-1].subset_targets
-        )
-        kl = total_regulariser(self.layers, layer_inputs(inputs, outputs))
-        return minibatch_scale(X, self.num_data) * tf.reduce_sum(complement) + tf.reduce_sum(subset) - kl
+        received = layer_inputs(inputs, outputs)
+        subset = self.layers[-1].subset_expected_log_likelihood(received[-1])
+        kl = total_regulariser(self.layers, received)
+        return minibatch_scale(X, self.num_data) * tf.reduce_sum(complement) + subset - kl
 
     @inherit_check_shapes
     def maximum_log_likelihood_objective(self, data: RegressionData) -> tf.Tensor:
