@@ -147,36 +147,42 @@ PROTOCOL_MODELS: Dict[str, ProtocolModel] = {
     "sod3": ProtocolModel("SoDDGP, 3 layers (the paper's SoD-DGP2: two hidden layers)", _sod_dgp(3), test_samples=50),
     "sod2-zero-mean": ProtocolModel(
         "SoDDGP, 2 layers, zero hidden mean and one lengthscale (the paper's; the default until 2026-11-24)",
-        _sod_dgp(2, hidden_mean="zero", ard=False),
+        _sod_dgp(2, hidden_mean="zero", ard=False, whiten=False),
         test_samples=50,
     ),
     "sod3-zero-mean": ProtocolModel(
         "SoDDGP, 3 layers, zero hidden means and one lengthscale (the paper's; the default until 2026-11-24)",
-        _sod_dgp(3, hidden_mean="zero", ard=False),
+        _sod_dgp(3, hidden_mean="zero", ard=False, whiten=False),
         test_samples=50,
     ),
     "sod2-fixed-covariances": ProtocolModel(
         "SoDDGP, 2 layers, hidden Cholesky factor and inter-layer noise held fixed (the default until 2026-11-24)",
-        _sod_dgp(2, train_inner_covariances=False),
+        _sod_dgp(2, train_inner_covariances=False, whiten=False),
         test_samples=50,
     ),
     "sod3-fixed-covariances": ProtocolModel(
         "SoDDGP, 3 layers, hidden Cholesky factors and inter-layer noises held fixed (the default until 2026-11-24)",
-        _sod_dgp(3, train_inner_covariances=False),
+        _sod_dgp(3, train_inner_covariances=False, whiten=False),
         test_samples=50,
     ),
     "sod3-m100": ProtocolModel(
-        "SoDDGP, 3 layers, a subset of M=100 (DSVI's number of inducing inputs)", _sod_dgp(3, 100), test_samples=50
+        "SoDDGP, 3 layers, a subset of M=100 (DSVI's number of inducing inputs), unwhitened",
+        _sod_dgp(3, 100, whiten=False),
+        test_samples=50,
     ),
-    "sod2-whitened": ProtocolModel(
-        "SoDDGP, 2 layers, q(F_S) whitened per path", _sod_dgp(2, whiten=True), test_samples=50
+    "sod2-unwhitened": ProtocolModel(
+        "SoDDGP, 2 layers, q(F_S) over the function values (the paper's; the default until 2026-11-24 15:40 UTC)",
+        _sod_dgp(2, whiten=False),
+        test_samples=50,
     ),
-    "sod3-whitened": ProtocolModel(
-        "SoDDGP, 3 layers, q(F_S) whitened per path", _sod_dgp(3, whiten=True), test_samples=50
+    "sod3-unwhitened": ProtocolModel(
+        "SoDDGP, 3 layers, q(F_S) over the function values (the paper's; the default until 2026-11-24 15:40 UTC)",
+        _sod_dgp(3, whiten=False),
+        test_samples=50,
     ),
     "sod3-trained-covariances": ProtocolModel(
         "SoDDGP, 3 layers, hidden Cholesky factors trained in their own units (Adam's full steps)",
-        _sod_dgp(3, inner_q_sqrt_unit=1.0),
+        _sod_dgp(3, inner_q_sqrt_unit=1.0, whiten=False),
         test_samples=50,
     ),
 }

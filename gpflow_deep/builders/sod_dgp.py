@@ -110,7 +110,7 @@ def build_sod_dgp(
     if hidden_mean not in HIDDEN_MEANS:
         raise ValueError(f"hidden_mean must be one of {HIDDEN_MEANS}, got {hidden_mean!r}")
     ard = (not paper) if ard is None else bool(ard)
-    whiten = False if whiten is None else bool(whiten)
+    whiten = (not paper) if whiten is None else bool(whiten)
     X, Y = training_arrays(X, Y)
     N, D = X.shape
     if subset_size is None:
