@@ -171,12 +171,12 @@ PROTOCOL_MODELS: Dict[str, ProtocolModel] = {
         test_samples=50,
     ),
     "sod2-unwhitened": ProtocolModel(
-        "SoDDGP, 2 layers, q(F_S) over the function values (the paper's; the default until 2026-11-24 15:40 UTC)",
+        "SoDDGP, 2 layers, q(F_S) over the function values (the paper's; the default until 2026-11-24 15:30 UTC)",
         _sod_dgp(2, whiten=False),
         test_samples=50,
     ),
     "sod3-unwhitened": ProtocolModel(
-        "SoDDGP, 3 layers, q(F_S) over the function values (the paper's; the default until 2026-11-24 15:40 UTC)",
+        "SoDDGP, 3 layers, q(F_S) over the function values (the paper's; the default until 2026-11-24 15:30 UTC)",
         _sod_dgp(3, whiten=False),
         test_samples=50,
     ),
