@@ -80,17 +80,8 @@ class SubsetLastLayer(SubsetLayer):
         targets = tf.convert_to_tensor(subset_targets, dtype=default_float())
         if targets.shape.rank != 2 or targets.shape[0] != num_subset:
             raise ValueError(f"subset_targets must be [{num_subset}, L], got shape {targets.shape.as_list()}")
-        super().__init__(
-            kernel,
-            num_subset,
-            input_dim,
-            targets.shape[1],
-            q_mu=q_mu,
-            q_sqrt=q_sqrt,
-            noise_variance=None,
-            whiten=whiten,
-            name=name,
-        )
+        options = dict(q_mu=q_mu, q_sqrt=q_sqrt, whiten=whiten, name=name)
+        super().__init__(kernel, num_subset, input_dim, targets.shape[1], noise_variance=None, **options)
         self.likelihood = likelihood
         self.subset_targets = Parameter(targets, trainable=False, name="subset_targets")
 
