@@ -175,9 +175,14 @@ def prior_kl(mean: tf.Tensor, sqrt: tf.Tensor, log_det: tf.Tensor, chol_kuu: tf.
     """Σ_l KL[N(mean_l, sqrt_l sqrt_lᵀ) ‖ N(0, Kuu_s)] on every path s, with ``log_det`` the sum
     over l of log|sqrt_l sqrt_lᵀ| (mean, sqrt and log_det shared by all paths or each path's own)."""
     white_mean, white_sqrt = whiten(mean, sqrt, chol_kuu)
-    trace_and_mahalanobis = tf.reduce_sum(tf.square(white_mean), axis=[1, 2]) + tf.reduce_sum(
-        tf.square(white_sqrt), axis=[1, 2, 3]
-    )
     log_det_kuu = 2.0 * tf.reduce_sum(tf.math.log(tf.linalg.diag_part(chol_kuu)), axis=1)
-    L, M = tf.cast(tf.shape(sqrt)[-3], mean.dtype), tf.cast(tf.shape(sqrt)[-1], mean.dtype)
-    return 0.5 * (trace_and_mahalanobis - L * M + L * log_det_kuu - log_det)
+    num_outputs = tf.cast(tf.shape(mean)[-1], mean.dtype)
+    return standard_normal_kl(white_mean, white_sqrt, log_det - num_outputs * log_det_kuu)
+
+
+def standard_normal_kl(mean: tf.Tensor, sqrt: tf.Tensor, log_det: tf.Tensor) -> tf.Tensor:
+    """Σ_l KL[N(mean_l, sqrt_l sqrt_lᵀ) ‖ N(0, I)] for mean ``[..., M, L]``, the square roots in
+    any layout ``[..., (three axes)]`` and ``log_det`` ``[...]`` = Σ_l log|sqrt_l sqrt_lᵀ|."""
+    num_values = tf.cast(tf.reduce_prod(tf.shape(mean)[-2:]), mean.dtype)
+    squares = tf.reduce_sum(tf.square(mean), axis=[-2, -1]) + tf.reduce_sum(tf.square(sqrt), axis=[-3, -2, -1])
+    return 0.5 * (squares - num_values - log_det)

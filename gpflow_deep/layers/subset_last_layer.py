@@ -85,6 +85,11 @@ class SubsetLastLayer(SubsetLayer):
         self.likelihood = likelihood
         self.subset_targets = Parameter(targets, trainable=False, name="subset_targets")
 
+    @property
+    def path_free_kl(self) -> bool:
+        """False: the KL is q^'s, and a whitened q^ is each path's own (eq. 12 on each path)."""
+        return False
+
     @check_shapes(
         "chol_kuu: [S, M, M]",
         "return[0]: [broadcast S, M, L]",

@@ -21,6 +21,7 @@ from .subset_conditionals import (
     marginals_given_white_draws,
     path_projections,
     prior_kl,
+    standard_normal_kl,
     subset_cholesky,
 )
 
@@ -116,8 +117,7 @@ class SubsetLayer(gpflow.base.Module):
         """q(F_S), used by the marginals and the KL: mean, a lower-triangular square root of the
         covariance per output and Σ_l log|Σ_l|; shared by all paths (``[M, L]``, ``[L, M, M]``, ``[]``),
         or with ``whiten`` each path's own, Lk (μ, Σ½) for ``chol_kuu`` = Lk of the path's subset inputs."""
-        mean, sqrt = tf.convert_to_tensor(self.q_mu), tf.convert_to_tensor(self.q_sqrt)
-        log_det = tf.reduce_sum(tf.math.log(tf.square(tf.linalg.diag_part(sqrt))))
+        mean, sqrt, log_det = tf.convert_to_tensor(self.q_mu), tf.convert_to_tensor(self.q_sqrt), self._log_det_q()
         if not self.whiten:
             return mean, sqrt, log_det
         if chol_kuu is None:
@@ -163,8 +163,19 @@ class SubsetLayer(gpflow.base.Module):
         inputs (the first M rows of ``inputs``), a Monte Carlo expectation beyond the first layer."""
         if inputs is None:
             raise ValueError(f"{type(self).__name__}.regulariser needs the inputs the layer saw on the paths")
+        if self.path_free_kl:  # KL[q(V) ‖ N(0, I)]: no Kuu needed
+            return standard_normal_kl(self.q_mu, self.q_sqrt, self._log_det_q())
         chol_kuu = self.subset_cholesky(inputs)
         return tf.reduce_mean(prior_kl(*self.posterior_over_subset(chol_kuu), chol_kuu))
+
+    @property
+    def path_free_kl(self) -> bool:
+        """Whether the KL is the same on every path: KL[q(V) ‖ N(0, I)] with ``whiten``."""
+        return self.whiten
+
+    def _log_det_q(self) -> tf.Tensor:
+        """Σ_l log|Σ_l| of q's own covariances."""
+        return tf.reduce_sum(tf.math.log(tf.square(tf.linalg.diag_part(self.q_sqrt))))
 
     @check_shapes(
         "inputs: [S, N, D]",
