@@ -124,7 +124,9 @@ class SubsetLayer(gpflow.base.Module):
             raise ValueError(f"{self.name}: a whitened q(F_S) needs the Cholesky factor of each path's Kuu")
         log_det_kuu = tf.reduce_sum(tf.math.log(tf.square(tf.linalg.diag_part(chol_kuu))), axis=-1)
         path_mean = tf.einsum("smk,kl->sml", chol_kuu, mean)
-        path_sqrt = tf.linalg.matmul(chol_kuu[:, None], sqrt[None])  # lower triangular, as both factors are
+        # Lk Σ½ is lower triangular, as both factors are; an einsum, as a broadcasting batched
+        # matmul ([S, 1, M, M] · [1, L, M, M]) crashed TF 2.21's float32 CPU kernel in training
+        path_sqrt = tf.einsum("smk,lkn->slmn", chol_kuu, sqrt)
         return path_mean, path_sqrt, log_det + self.output_dim * log_det_kuu
 
     @check_shapes(
