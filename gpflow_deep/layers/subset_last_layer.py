@@ -124,4 +124,4 @@ class SubsetLastLayer(SubsetLayer):
         expectations = self.likelihood.variational_expectations(
             tf.zeros_like(mean[..., :0]), mean, var, tf.broadcast_to(self.subset_targets, tf.shape(mean))
         )
-        return tf.reduce_sum(expectations) / tf.cast(tf.reduce_prod(tf.shape(expectations)[:-1]), mean.dtype)
+        return tf.reduce_mean(tf.reduce_sum(expectations, axis=-1))
