@@ -13,6 +13,7 @@ from gpflow_deep import SoDDGP
 from gpflow_deep.builders import kmeans_subset, random_subset, select_subset
 from gpflow_deep.layers import SubsetLastLayer, SubsetLayer
 from gpflow_deep.layers.subset_last_layer import condition_on_targets
+from gpflow_deep.propagation import sample_layers
 
 
 @pytest.fixture
@@ -139,7 +140,8 @@ def test_deeper_layers_see_the_subsets_own_samples_from_the_same_path(rng):
     X = rng.normal(size=(30, 2))
     Y = np.sin(X[:, :1])
     model = gd.build_sod_dgp(X, Y, num_layers=2, subset_size=6, num_samples=4)
-    inputs, outputs = model._propagate(tf.constant(X[:5]), 4, tf.constant([3, 4], tf.int64))
+    inputs = model._with_subset(tf.constant(X[:5]))  # [X_S; X], as the model propagates them
+    outputs = sample_layers(model.layers, inputs, 4, tf.constant([3, 4], tf.int64))
     hidden = outputs[0].values.numpy()  # [S, M + 5, W]: the last layer's inputs on each path
     assert hidden.shape == (4, 11, 2)
     assert np.all(np.ptp(hidden[:, :6], axis=0) > 0)  # the inducing inputs differ between paths

@@ -67,7 +67,11 @@ def test_whitened_last_layer_conditions_each_paths_q_on_the_targets(rng):
         log_densities = norm.logpdf(y[:, 0], mu_hat[:, 0], np.sqrt(noise)) - np.diag(Sigma_hat) / (2 * noise)
         expected_log_likelihoods.append(log_densities.sum())
     np.testing.assert_allclose(layer.regulariser(inputs), np.mean(kls), rtol=1e-8)
-    np.testing.assert_allclose(layer.subset_expected_log_likelihood(inputs), np.mean(expected_log_likelihoods))
+    terms = layer.training_terms(inputs)
+    np.testing.assert_allclose(terms[0], mean, rtol=1e-12)
+    np.testing.assert_allclose(terms[1], var, rtol=1e-12)
+    np.testing.assert_allclose(terms[2], np.mean(expected_log_likelihoods), rtol=1e-9)
+    np.testing.assert_allclose(terms[3], np.mean(kls), rtol=1e-8)
     assert np.ptp(kls) > 1e-3  # each path its own q^: the loop is not a broadcast
 
 
@@ -112,7 +116,8 @@ def test_the_builders_whitened_start_is_the_unwhitened_start(rng, hidden_mean):
     np.testing.assert_allclose(white.elbo((X, Y)), plain.elbo((X, Y)), rtol=1e-9)
 
 
-def test_a_whitened_layer_needs_each_paths_cholesky(rng):
-    layer = SubsetLayer(gpflow.kernels.SquaredExponential(), 4, 2, 1, whiten=True)
+def test_a_whitened_last_layer_needs_each_paths_cholesky(rng):
+    likelihood = gpflow.likelihoods.Gaussian()
+    layer = SubsetLastLayer(gpflow.kernels.SquaredExponential(), 4, 2, likelihood, rng.normal(size=(4, 1)), whiten=True)
     with pytest.raises(ValueError, match="whitened q.*Cholesky"):
-        layer.posterior_over_subset()
+        layer.subset_marginals()

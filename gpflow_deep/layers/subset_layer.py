@@ -23,6 +23,7 @@ from .subset_conditionals import (
     prior_kl,
     standard_normal_kl,
     subset_cholesky,
+    white_conditional_marginals,
 )
 
 
@@ -114,20 +115,11 @@ class SubsetLayer(gpflow.base.Module):
         "return[2]: [broadcast S]",
     )
     def posterior_over_subset(self, chol_kuu: Optional[tf.Tensor] = None) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
-        """q(F_S), used by the marginals and the KL: mean, a lower-triangular square root of the
-        covariance per output and Σ_l log|Σ_l|; shared by all paths (``[M, L]``, ``[L, M, M]``, ``[]``),
-        or with ``whiten`` each path's own, Lk (μ, Σ½) for ``chol_kuu`` = Lk of the path's subset inputs."""
-        mean, sqrt, log_det = tf.convert_to_tensor(self.q_mu), tf.convert_to_tensor(self.q_sqrt), self._log_det_q()
-        if not self.whiten:
-            return mean, sqrt, log_det
-        if chol_kuu is None:
-            raise ValueError(f"{self.name}: a whitened q(F_S) needs the Cholesky factor of each path's Kuu")
-        log_det_kuu = tf.reduce_sum(tf.math.log(tf.square(tf.linalg.diag_part(chol_kuu))), axis=-1)
-        path_mean = tf.einsum("smk,kl->sml", chol_kuu, mean)
-        # Lk Σ½ is lower triangular, as both factors are; an einsum, as a broadcasting batched
-        # matmul ([S, 1, M, M] · [1, L, M, M]) crashed TF 2.21's float32 CPU kernel in training
-        path_sqrt = tf.einsum("smk,lkn->slmn", chol_kuu, sqrt)
-        return path_mean, path_sqrt, log_det + self.output_dim * log_det_kuu
+        """q in the layer's own coordinates, F_S or (``whiten``) V = Lk⁻¹ F_S, used by the marginals
+        and the KL: mean ``[M, L]``, a lower-triangular square root of the covariance per output
+        ``[L, M, M]`` and Σ_l log|Σ_l| ``[]``. The same on every path here; ``chol_kuu``, each path's
+        Lk, is for subclasses whose q depends on the path (:class:`SubsetLastLayer`)."""
+        return tf.convert_to_tensor(self.q_mu), tf.convert_to_tensor(self.q_sqrt), self._log_det_q()
 
     @check_shapes(
         "inputs: [broadcast S, N, D]",
@@ -149,7 +141,16 @@ class SubsetLayer(gpflow.base.Module):
             given_draws = marginals_given_white_draws if self.whiten else marginals_given_draws
             mean, var = given_draws(projections, self._draw_subset_values(num_paths, seed))
         else:
-            mean, var = conditional_marginals(projections, *self.posterior_over_subset(projections.chol_kuu)[:2])
+            mean, var = self._conditional(projections, self.posterior_over_subset(projections.chol_kuu))
+        return self._with_mean_and_noise(inputs, mean, var)
+
+    def _conditional(self, projections, posterior) -> Tuple[tf.Tensor, tf.Tensor]:
+        """Marginals of F at every path's inputs with F_S (or V) integrated over ``posterior``."""
+        conditional = white_conditional_marginals if self.whiten else conditional_marginals
+        return conditional(projections, *posterior[:2])
+
+    def _with_mean_and_noise(self, inputs: tf.Tensor, mean: tf.Tensor, var: tf.Tensor) -> Tuple[tf.Tensor, tf.Tensor]:
+        """Z = m(inputs) + F + ε: the mean function's values and the inter-layer noise added."""
         if self.mean_function is not None:
             mean = mean + self.mean_function(inputs)
         if self.noise_variance is not None:
@@ -165,10 +166,13 @@ class SubsetLayer(gpflow.base.Module):
         inputs (the first M rows of ``inputs``), a Monte Carlo expectation beyond the first layer."""
         if inputs is None:
             raise ValueError(f"{type(self).__name__}.regulariser needs the inputs the layer saw on the paths")
-        if self.path_free_kl:  # KL[q(V) ‖ N(0, I)]: no Kuu needed
-            return standard_normal_kl(self.q_mu, self.q_sqrt, self._log_det_q())
-        chol_kuu = self.subset_cholesky(inputs)
-        return tf.reduce_mean(prior_kl(*self.posterior_over_subset(chol_kuu), chol_kuu))
+        chol_kuu = None if self.path_free_kl else self.subset_cholesky(inputs)
+        return tf.reduce_mean(self._kl(self.posterior_over_subset(chol_kuu), chol_kuu))
+
+    def _kl(self, posterior, chol_kuu: Optional[tf.Tensor]) -> tf.Tensor:
+        """KL[q ‖ p] on each path ``[S]`` (or ``[]`` if path-free): against N(0, I) for a whitened q,
+        against N(0, Kuu) at the path's subset inputs otherwise."""
+        return standard_normal_kl(*posterior) if self.whiten else prior_kl(*posterior, chol_kuu)
 
     @property
     def path_free_kl(self) -> bool:

@@ -12,7 +12,7 @@ from ..layers.subset_last_layer import SubsetLastLayer
 from ..mixtures import per_component
 from ..objectives import layer_inputs, minibatch_scale, total_regulariser
 from ..propagation import LayerOutput, sample_layers
-from ..row_noise import NoiseSource, independent_noise, row_keyed_noise
+from ..row_noise import independent_noise, row_keyed_noise
 from ..validation import check_positive_int
 from .base import DeepMixtureModel, objective_shapes
 from .parameter_count import num_trainable_parameters
@@ -74,18 +74,15 @@ class SoDDGP(DeepMixtureModel):
         """The number of trained scalars (kernels, q(F_S) of every layer, noise variances)."""
         return num_trainable_parameters(self)
 
-    def _propagate(
-        self, X: tf.Tensor, num_samples, seed: tf.Tensor, noise: NoiseSource = independent_noise
-    ) -> Tuple[tf.Tensor, List[LayerOutput]]:
-        """[X_S; X] and every layer's outputs on T paths, subset rows first."""
-        inputs = tf.concat([tf.convert_to_tensor(self.subset_inputs), X], axis=0)
-        return inputs, sample_layers(self.layers, inputs, num_samples, seed, noise=noise)
+    def _with_subset(self, X: tf.Tensor) -> tf.Tensor:
+        """[X_S; X]: every path carries the subset's rows first."""
+        return tf.concat([tf.convert_to_tensor(self.subset_inputs), X], axis=0)
 
     def _paths(self, X: tf.Tensor, num_samples, seed, first_row=None) -> Tuple[List[LayerOutput], tf.Tensor]:
         noise = independent_noise
         if first_row is not None:  # the subset's rows keyed apart from the inputs'
             noise = row_keyed_noise([(0, self.num_subset), (first_row, tf.shape(X)[0])])
-        _, outputs = self._propagate(X, num_samples, seed, noise)
+        outputs = sample_layers(self.layers, self._with_subset(X), num_samples, seed, noise=noise)
         log_weights = tf.fill([num_samples], -tf.math.log(tf.cast(num_samples, X.dtype)))
         M = self.num_subset
         return [LayerOutput(*(field[:, M:] for field in output)) for output in outputs], log_weights
@@ -105,15 +102,15 @@ class SoDDGP(DeepMixtureModel):
     def elbo(self, data: RegressionData) -> tf.Tensor:
         """The SoD ELBO (eq. 11) on a (mini)batch of the training data, scaled to all N points."""
         X, Y = data
-        inputs, outputs = self._propagate(X, self.num_samples, self.new_seed())
-        last, M = outputs[-1], self.num_subset
-        expectations = per_component(
-            self.likelihood.variational_expectations, X, last.means[:, M:], last.variances[:, M:], Y
-        )
+        inputs = self._with_subset(X)
+        hidden = sample_layers(self.layers[:-1], inputs, self.num_samples, self.new_seed())
+        received = [inputs[None]] + [output.values for output in hidden]
+        mean, var, subset, last_kl = self.layers[-1].training_terms(received[-1])
+        M = self.num_subset
+        expectations = per_component(self.likelihood.variational_expectations, X, mean[:, M:], var[:, M:], Y)
         complement = tf.where(self.in_subset(X, Y), tf.zeros_like(X[:, 0]), tf.reduce_mean(expectations, axis=0))
-        received = layer_inputs(inputs, outputs)
-        subset = self.layers[-1].subset_expected_log_likelihood(received[-1])
-        kl = total_regulariser(self.layers, received)
+        hidden_kl = [layer.regulariser(layer_input) for layer, layer_input in zip(self.layers, received[:-1])]
+        kl = tf.add_n(hidden_kl + [last_kl])
         return minibatch_scale(X, self.num_data) * tf.reduce_sum(complement) + subset - kl
 
     @inherit_check_shapes
