@@ -7,6 +7,7 @@ import pytest
 import tensorflow as tf
 from gpflow.keras import tf_keras
 from gpflow.kullback_leiblers import gauss_kl
+from scipy.stats import norm
 
 import gpflow_deep as gd
 from gpflow_deep import SoDDGP
@@ -397,3 +398,38 @@ def test_one_noise_variance_shared_by_likelihood_and_last_layer_survives_deepcop
     assert clone.layers[-1].likelihood is clone.likelihood and clone.likelihood is not model.likelihood
     clone.likelihood.variance.assign(0.5)  # the clone's q^ follows its own likelihood, not the original's
     assert not np.allclose(clone.layers[-1].subset_marginals()[0], model.layers[-1].subset_marginals()[0])
+
+
+@pytest.mark.parametrize("whiten", [False, True])
+def test_the_elbo_is_eq_11_from_the_layers_own_marginals_kls_and_subset_marginals(rng, whiten):
+    """On the same paths, the ELBO (which takes the last layer's terms from one pass,
+    ``training_terms``) equals eq. 11 assembled from each layer's public ``marginals``,
+    ``regulariser`` and the last layer's ``subset_marginals``, with Gaussian expectations by hand."""
+    N, M, B, T = 40, 8, 15, 3
+    X = rng.normal(size=(N, 2))
+    Y = np.sin(X[:, :1]) + 0.1 * rng.normal(size=(N, 1))
+    model = gd.build_sod_dgp(X, Y, num_layers=3, subset_size=M, hidden_width=2, whiten=whiten, num_samples=T)
+    seed = tf.constant([5, 6], tf.int64)
+    model.new_seed = lambda: seed
+    rows = rng.choice(N, B, replace=False)
+    X_batch, Y_batch = X[rows], Y[rows]
+    inputs = model._with_subset(tf.constant(X_batch))
+    outputs = sample_layers(model.layers, inputs, T, seed)
+    received = [inputs[None]] + [output.values for output in outputs[:-1]]
+    last, noise = model.layers[-1], model.likelihood.variance.numpy()
+
+    def expected_log_density(y, mean, var):
+        return norm.logpdf(y, mean, np.sqrt(noise)) - var / (2 * noise)
+
+    chol_kuu = last.subset_cholesky(received[-1]) if whiten else None
+    subset_mean, subset_var = (np.broadcast_to(t, (T, M, 1)) for t in last.subset_marginals(chol_kuu))
+    subset_term = np.mean(
+        np.sum(expected_log_density(last.subset_targets.numpy(), subset_mean, subset_var), axis=(1, 2))
+    )
+    means, variances = outputs[-1].means[:, M:], outputs[-1].variances[:, M:]
+    per_point = np.mean(expected_log_density(Y_batch, means, variances)[..., 0], axis=0)
+    complement = np.sum(np.where(model.in_subset(X_batch, Y_batch), 0.0, per_point))
+    kl = sum(layer.regulariser(layer_input).numpy() for layer, layer_input in zip(model.layers, received))
+    expected = N / B * complement + subset_term - kl
+    assert 0 < model.in_subset(X_batch, Y_batch).numpy().sum() < B  # both kinds of rows in the batch
+    np.testing.assert_allclose(model.elbo((X_batch, Y_batch)), expected, rtol=1e-9)
