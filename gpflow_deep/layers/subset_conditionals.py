@@ -91,7 +91,7 @@ def _cholesky_with_jitter(Kuu: tf.Tensor) -> tf.Tensor:
     "sqrt: [broadcast S, L, M, M]",
     "chol_kuu: [S, M, M]",
     "return[0]: [S, M, L]",
-    "return[1]: [S, L, M, M]",
+    "return[1]: [S, M, L, M]",
 )
 def whiten(mean: tf.Tensor, sqrt: tf.Tensor, chol_kuu: tf.Tensor):
     """``chol_kuu⁻¹ mean`` and ``chol_kuu⁻¹ sqrt_l`` on every path (mean and sqrt shared by all paths
@@ -101,8 +101,7 @@ def whiten(mean: tf.Tensor, sqrt: tf.Tensor, chol_kuu: tf.Tensor):
     factors = tf.reshape(tf.transpose(sqrt, [0, 2, 1, 3]), [S, M, L * M])  # [T_1 … T_L] per path
     columns = tf.concat([tf.broadcast_to(mean, [S, M, L]), factors], axis=2)
     solved = tf.linalg.triangular_solve(chol_kuu, columns, lower=True)
-    white_sqrt = tf.transpose(tf.reshape(solved[:, :, L:], [S, M, L, M]), [0, 2, 1, 3])
-    return solved[:, :, :L], white_sqrt
+    return solved[:, :, :L], tf.reshape(solved[:, :, L:], [S, M, L, M])
 
 
 @check_shapes(
@@ -114,9 +113,11 @@ def whiten(mean: tf.Tensor, sqrt: tf.Tensor, chol_kuu: tf.Tensor):
 )
 def conditional_marginals(projections: PathProjections, mean: tf.Tensor, sqrt: tf.Tensor):
     """Marginals of ∫ p(f(x) | F_S) N(F_S | mean, sqrt sqrtᵀ) dF_S on every path (module docstring):
-    :func:`white_conditional_marginals` of Lk⁻¹ mean and Lk⁻¹ sqrt. ``mean`` and ``sqrt`` are shared
-    by all paths or each path's own."""
-    return white_conditional_marginals(projections, *whiten(mean, sqrt, projections.chol_kuu))
+    those of :func:`white_conditional_marginals` at Lk⁻¹ mean and Lk⁻¹ sqrt, whose solve already
+    leaves the factors side by side. ``mean`` and ``sqrt`` are shared by all paths or each path's own."""
+    white_mean, white_sqrt = whiten(mean, sqrt, projections.chol_kuu)
+    S, M, L = tf.shape(white_mean)[0], tf.shape(white_mean)[1], tf.shape(white_mean)[2]
+    return _marginals_given_columns(projections, white_mean, tf.reshape(white_sqrt, [S, M, L * M]))
 
 
 @check_shapes(
@@ -130,11 +131,17 @@ def white_conditional_marginals(projections: PathProjections, white_mean: tf.Ten
     """Marginals of ∫ p(f(x) | V) N(V | white_mean, white_sqrt white_sqrtᵀ) dV for V = Lk⁻¹ F_S on
     every path: mean Aᵀ white_mean, variance k_xx − ‖A‖² + ‖white_sqrt_lᵀ A‖². No solves: they
     are all in A."""
+    S, M, L = tf.shape(projections.A)[0], tf.shape(projections.A)[1], tf.shape(white_mean)[-1]
+    white_sqrt = tf.broadcast_to(white_sqrt, [S, L, M, M])
+    columns = tf.reshape(tf.transpose(white_sqrt, [0, 2, 1, 3]), [S, M, L * M])  # [T_1 … T_L] per path
+    return _marginals_given_columns(projections, white_mean, columns)
+
+
+def _marginals_given_columns(projections: PathProjections, white_mean: tf.Tensor, columns: tf.Tensor):
+    """Aᵀ white_mean and k_xx − ‖A‖² + ‖T_lᵀ A‖² from the factors side by side, ``[S, M, L·M]``."""
     _, A, kff_diag = projections
     S, M, L = tf.shape(A)[0], tf.shape(A)[1], tf.shape(white_mean)[-1]
-    white_sqrt = tf.broadcast_to(white_sqrt, [S, L, M, M])
-    factors = tf.reshape(tf.transpose(white_sqrt, [0, 2, 1, 3]), [S, M, L * M])  # [T_1 … T_L] per path
-    G = tf.linalg.matmul(factors, A, transpose_a=True)  # [S, L·M, N]
+    G = tf.linalg.matmul(columns, A, transpose_a=True)  # [S, L·M, N]
     posterior_var = tf.reduce_sum(tf.reshape(tf.square(G), [S, L, M, -1]), axis=2)
     prior_var = kff_diag - tf.reduce_sum(tf.square(A), axis=1)
     var = prior_var[:, :, None] + tf.linalg.matrix_transpose(posterior_var)
