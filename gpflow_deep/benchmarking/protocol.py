@@ -6,6 +6,7 @@ finite mixture of DSPP) and RMSE in original units. Each entry of :data:`PROTOCO
 paper's setting; a new model joins the benchmark with one entry.
 """
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ import numpy as np
 
 from .. import datasets, metrics
 from ..builders import build_aep_dgp, build_deep_gp, build_random_feature_dgp, build_sod_dgp
+from ..builders.sod_dgp import default_subset_size
 from ..model_selection import select_beta
 from ..models import DeepMixtureModel
 from ..training import fit
@@ -23,6 +25,9 @@ from .machine import machine, versions
 
 PAPER_ITERATIONS = 20_000
 PAPER_BATCH = 10_000  # full batch below this many points
+HELD_OUT_FRACTION = 1 / 6  # the held-out variants' validation part (DSPP's 15:3:2 split)
+HELD_OUT_EVERY = 500  # steps between held-out checks
+HELD_OUT_PATIENCE = 6  # checks without improvement before stopping (3,000 steps)
 FLOAT_TYPES = ("float64", "float32")
 
 
@@ -37,6 +42,7 @@ class Run:
     batch_size: Optional[int]  # None for full batch
     seed: int
     progress: bool
+    validation: Optional[Tuple[np.ndarray, np.ndarray]] = None  # held out for early stopping
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,11 @@ class ProtocolModel:
 
 
 def _fit(model: DeepMixtureModel, run: Run, **options):
+    """``fit`` with the run's settings, and with early stopping on ``run.validation`` if any."""
+    if run.validation is not None:
+        options = dict(
+            options, validation_data=run.validation, monitor_every=HELD_OUT_EVERY, patience=HELD_OUT_PATIENCE
+        )
     return fit(
         model,
         (run.X, run.Y),
@@ -74,12 +85,33 @@ def _fit(model: DeepMixtureModel, run: Run, **options):
     )
 
 
+def _fit_record(result) -> Dict:
+    """The record fields of a fit: time per step, and the best step when stopped on held-out data."""
+    record = dict(seconds_per_iteration=result.seconds_per_iteration)
+    if result.best_iteration is not None:
+        record.update(best_iteration=result.best_iteration, stopped_at=result.iterations)
+    return record
+
+
+def _held_out_stopping(train: Callable[[Run], Tuple[DeepMixtureModel, Dict]]) -> Callable:
+    """``train`` on 5/6 of the training split, the other sixth scored every 500 steps, stopped after
+    six checks without improvement, and the best check's parameters restored."""
+
+    def train_with_held_out(run: Run):
+        fit_part, held_out = datasets.split_indices(len(run.X), run.seed, (1 - HELD_OUT_FRACTION, HELD_OUT_FRACTION))
+        reduced = dataclasses.replace(
+            run, X=run.X[fit_part], Y=run.Y[fit_part], validation=(run.X[held_out], run.Y[held_out])
+        )
+        return train(reduced)
+
+    return train_with_held_out
+
+
 def _deep_gp(num_layers: int, **options) -> Callable[[Run], Tuple[DeepMixtureModel, Dict]]:
     def train(run: Run):
         """``build_deep_gp`` defaults (M=100, the paper's initialisation), or ``options``."""
         model = build_deep_gp(run.X, run.Y, num_layers, seed=run.seed, **options)
-        _fit(model, run)
-        return model, {}
+        return model, _fit_record(_fit(model, run))
 
     return train
 
@@ -108,10 +140,12 @@ def _sod_dgp(
         """The paper's settings: a k-means subset of ``subset_size`` points, by default the builder's
         paper M (50 below 800 training points, 100 from there: boston 50, concrete 100), 10 training
         and 50 test paths; the builder's ``setup="data"`` (the paper's collapses on two layers,
-        ``docs/sod.md``) with its defaults or ``options``."""
-        model = build_sod_dgp(run.X, run.Y, num_layers, subset_size, seed=run.seed, **options)
-        result = _fit(model, run)
-        return model, dict(subset_size=model.num_subset, seconds_per_iteration=result.seconds_per_iteration)
+        ``docs/sod.md``) with its defaults or ``options``. The paper's M follows the whole training
+        split's size, held-out part included."""
+        num_train = len(run.X) + (0 if run.validation is None else len(run.validation[0]))
+        M = subset_size or default_subset_size(num_train)
+        model = build_sod_dgp(run.X, run.Y, num_layers, M, seed=run.seed, **options)
+        return model, dict(subset_size=model.num_subset, **_fit_record(_fit(model, run)))
 
     return train
 
@@ -179,6 +213,24 @@ PROTOCOL_MODELS: Dict[str, ProtocolModel] = {
         "SoDDGP, 3 layers, q(F_S) over the function values (the paper's; the default until 2026-11-24 15:30 UTC)",
         _sod_dgp(3, whiten=False),
         test_samples=50,
+    ),
+    "sod2-held-out": ProtocolModel(
+        "SoDDGP, 2 layers, trained on 5/6 of the split, stopped on the other sixth",
+        _held_out_stopping(_sod_dgp(2)),
+        test_samples=50,
+    ),
+    "sod3-held-out": ProtocolModel(
+        "SoDDGP, 3 layers, trained on 5/6 of the split, stopped on the other sixth",
+        _held_out_stopping(_sod_dgp(3)),
+        test_samples=50,
+    ),
+    "dgp2-held-out": ProtocolModel(
+        "DeepGP, 2 layers (DSVI), trained on 5/6 of the split, stopped on the other sixth",
+        _held_out_stopping(_deep_gp(2)),
+    ),
+    "dgp3-held-out": ProtocolModel(
+        "DeepGP, 3 layers (DSVI), trained on 5/6 of the split, stopped on the other sixth",
+        _held_out_stopping(_deep_gp(3)),
     ),
     "sod3-trained-covariances": ProtocolModel(
         "SoDDGP, 3 layers, hidden Cholesky factors trained in their own units (Adam's full steps)",
