@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 
-from gpflow_deep.benchmarking import PROTOCOL_MODELS, parse_splits, read_results, run_keys, summary_table
+from gpflow_deep import datasets
+from gpflow_deep.benchmarking import PROTOCOL_MODELS, parse_splits, protocol, read_results, run_keys, summary_table
 from gpflow_deep.cli import main
+from gpflow_deep.training import fit
 
 
 def test_benchmark_appends_each_split_and_resumes(tmp_path, capsys):
@@ -72,3 +74,25 @@ def test_summary_table_gives_mean_and_standard_error_per_setting():
     assert len(lines) == 4
     assert f"| 3 (0–2) | -2.20 ({error:.2f}) | 3.00 (0.00) | – | 1 |" in lines[2]
     assert "| sgp |" in lines[3] and "-9.00 (nan)" in lines[3]
+
+
+def test_held_out_variants_fit_five_sixths_stop_on_the_sixth_and_keep_the_papers_subset(monkeypatch):
+    fitted = []
+
+    def recording_fit(model, data, iterations, **options):
+        held_out = options["validation_data"]
+        fitted.append((data[0], held_out[0], options["monitor_every"], options["patience"]))
+        return fit(model, data, iterations, **options)
+
+    monkeypatch.setattr(protocol, "fit", recording_fit)
+    record = protocol.run_split("sod2-held-out", "concrete", 0, iterations=5)
+    ((X_fit, X_held_out, every, patience),) = fitted
+    assert (len(X_fit), len(X_held_out), every, patience) == (772, 155, 500, 6)  # concrete's 927 training rows
+
+    def sorted_rows(X):
+        return X[np.lexsort(X.T)]
+
+    training_part = datasets.uci_split(datasets.load("concrete"), 0).X_train  # the two parts share no row
+    assert np.array_equal(sorted_rows(np.concatenate([X_fit, X_held_out])), sorted_rows(training_part))
+    # the subset size of the whole split (927 points: 100), not of the 772 fitted (50)
+    assert record["subset_size"] == 100 and record["best_iteration"] == 5 and record["stopped_at"] == 5
