@@ -232,6 +232,11 @@ PROTOCOL_MODELS: Dict[str, ProtocolModel] = {
         "DeepGP, 3 layers (DSVI), trained on 5/6 of the split, stopped on the other sixth",
         _held_out_stopping(_deep_gp(3)),
     ),
+    "sod3-full-steps": ProtocolModel(
+        "SoDDGP, 3 layers, the whitened default with its hidden Cholesky factors in Adam's full steps (unit 1)",
+        _sod_dgp(3, inner_q_sqrt_unit=1.0),
+        test_samples=50,
+    ),
     "sod3-trained-covariances": ProtocolModel(
         "SoDDGP, 3 layers, hidden Cholesky factors trained in their own units (Adam's full steps)",
         _sod_dgp(3, inner_q_sqrt_unit=1.0, whiten=False),
