@@ -92,7 +92,7 @@ def test_held_out_variants_fit_five_sixths_stop_on_the_sixth_and_keep_the_papers
     def sorted_rows(X):
         return X[np.lexsort(X.T)]
 
-    training_part = datasets.uci_split(datasets.load("concrete"), 0).X_train  # the two parts share no row
+    training_part = datasets.uci_split(datasets.load("concrete"), 0).X_train  # together, exactly the split's rows
     assert np.array_equal(sorted_rows(np.concatenate([X_fit, X_held_out])), sorted_rows(training_part))
     # the subset size of the whole split (927 points: 100), not of the 772 fitted (50)
     assert record["subset_size"] == 100 and record["best_iteration"] == 5 and record["stopped_at"] == 5
