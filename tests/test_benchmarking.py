@@ -96,3 +96,24 @@ def test_held_out_variants_fit_five_sixths_stop_on_the_sixth_and_keep_the_papers
     assert np.array_equal(sorted_rows(np.concatenate([X_fit, X_held_out])), sorted_rows(training_part))
     # the subset size of the whole split (927 points: 100), not of the 772 fitted (50)
     assert record["subset_size"] == 100 and record["best_iteration"] == 5 and record["stopped_at"] == 5
+
+
+def test_dgp_on_the_sod_subset_keeps_the_first_layers_inducing_inputs_at_sods_points(monkeypatch):
+    trained = []
+
+    def inducing_inputs(layer):
+        return layer.inducing_variable.inducing_variable.Z.numpy()  # shared by the layer's outputs
+
+    def recording_fit(model, data, iterations, **options):
+        first_Z, second_Z = (inducing_inputs(layer) for layer in model.layers[:2])
+        result = fit(model, data, iterations, **options)
+        trained.append((model, data[0], first_Z, second_Z))
+        return result
+
+    monkeypatch.setattr(protocol, "fit", recording_fit)
+    record = protocol.run_split("dgp3-sod-subset", "boston", 0, iterations=3)
+    ((model, X, first_Z, second_Z),) = trained
+    sod = protocol.build_sod_dgp(X, X[:, :1], 3, record["subset_size"], seed=0)  # the SoD entry's subset
+    assert record["subset_size"] == 50 and np.array_equal(first_Z, sod.subset_inputs.numpy())
+    assert np.array_equal(inducing_inputs(model.layers[0]), first_Z)  # fixed in training
+    assert not np.allclose(inducing_inputs(model.layers[1]), second_Z)  # deeper ones learned

@@ -18,6 +18,7 @@ import numpy as np
 from .. import datasets, metrics
 from ..builders import build_aep_dgp, build_deep_gp, build_random_feature_dgp, build_sod_dgp
 from ..builders.sod_dgp import default_subset_size
+from ..builders.subsets import select_subset
 from ..model_selection import select_beta
 from ..models import DeepMixtureModel
 from ..training import fit
@@ -116,6 +117,21 @@ def _deep_gp(num_layers: int, **options) -> Callable[[Run], Tuple[DeepMixtureMod
     return train
 
 
+def _deep_gp_on_sod_subset(num_layers: int) -> Callable[[Run], Tuple[DeepMixtureModel, Dict]]:
+    def train(run: Run):
+        """``build_deep_gp`` defaults, but the first layer's inducing inputs are SoD's subset X_S
+        (``_sod_dgp``'s k-means points and M), held fixed; deeper layers' stay learned. It measures
+        what fixing the first layer's inducing inputs to data points costs DSVI (docs/sod.md)."""
+        indices = select_subset(run.X, default_subset_size(len(run.X)), "kmeans", run.seed)
+        model = build_deep_gp(
+            run.X, run.Y, num_layers, num_inducing=len(indices), inducing_inputs=run.X[indices], seed=run.seed
+        )
+        gpflow.set_trainable(model.layers[0].inducing_variable, False)
+        return model, dict(subset_size=len(indices), **_fit_record(_fit(model, run)))
+
+    return train
+
+
 def _dspp(run: Run):
     """β from {0.01, 0.05, 0.2, 1.0} on a validation part of 1/6 of the training split (15:3:2
     overall), early stopping on it (``select_beta``); M=100, width 3, S=10; at most 5,000 steps."""
@@ -172,6 +188,10 @@ PROTOCOL_MODELS: Dict[str, ProtocolModel] = {
     "dgp2": ProtocolModel("DeepGP, 2 layers (DSVI)", _deep_gp(2)),
     "dgp3": ProtocolModel("DeepGP, 3 layers (DSVI)", _deep_gp(3)),
     "dgp3-m50": ProtocolModel("DeepGP, 3 layers (DSVI), M=50 (SoD's boston subset)", _deep_gp(3, num_inducing=50)),
+    "dgp3-sod-subset": ProtocolModel(
+        "DeepGP, 3 layers (DSVI), first layer's inducing inputs fixed at SoD's k-means subset (M=50/100)",
+        _deep_gp_on_sod_subset(3),
+    ),
     "dspp2": ProtocolModel(
         "DSPP, 2 layers (β and early stopping on validation)", _dspp, iterations=5000, test_samples=None
     ),
