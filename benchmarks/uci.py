@@ -10,7 +10,8 @@ on boston, splits 0-4, 20,000 full-batch Adam steps)::
 Models (``--model``): every entry of ``gpflow_deep.benchmarking.PROTOCOL_MODELS`` (``sgp``,
 ``dgp2``, ``dgp3``, ``dspp2``, ``rf2``, ``aep2``, ``sod2``, ``sod3``: each its paper's setting, also run by
 ``gpflow-deep benchmark``; the other ``sod*`` entries: SoD's earlier defaults and variants, and
-``dgp3-m50``: DSVI at SoD's boston M, ``docs/sod.md``; the ``*-held-out`` entries: trained on 5/6
+``dgp3-m50``: DSVI at SoD's boston M, and ``dgp3-sod-subset``: DSVI with its first layer's
+inducing inputs fixed at SoD's subset, ``docs/sod.md``; the ``*-held-out`` entries: trained on 5/6
 of the split and stopped on the other sixth),
 and ``dspp2-gpytorch-setup``: a 2-layer ``DSPP`` as in the GPyTorch comparison (M=100, width 3,
 S=8, fixed ``--beta``, no validation, no early stopping).
