@@ -117,12 +117,18 @@ def _deep_gp(num_layers: int, **options) -> Callable[[Run], Tuple[DeepMixtureMod
     return train
 
 
+def _papers_subset_size(run: Run) -> int:
+    """SoD's paper M (50 or 100) for the whole training split, a held-out part included."""
+    num_train = len(run.X) + (0 if run.validation is None else len(run.validation[0]))
+    return default_subset_size(num_train)
+
+
 def _deep_gp_on_sod_subset(num_layers: int) -> Callable[[Run], Tuple[DeepMixtureModel, Dict]]:
     def train(run: Run):
         """``build_deep_gp`` defaults, but the first layer's inducing inputs are SoD's subset X_S
         (``_sod_dgp``'s k-means points and M), held fixed; deeper layers' stay learned. It measures
         what fixing the first layer's inducing inputs to data points costs DSVI (docs/sod.md)."""
-        indices = select_subset(run.X, default_subset_size(len(run.X)), "kmeans", run.seed)
+        indices = select_subset(run.X, _papers_subset_size(run), "kmeans", run.seed)
         model = build_deep_gp(
             run.X, run.Y, num_layers, num_inducing=len(indices), inducing_inputs=run.X[indices], seed=run.seed
         )
@@ -158,8 +164,7 @@ def _sod_dgp(
         and 50 test paths; the builder's ``setup="data"`` (the paper's collapses on two layers,
         ``docs/sod.md``) with its defaults or ``options``. The paper's M follows the whole training
         split's size, held-out part included."""
-        num_train = len(run.X) + (0 if run.validation is None else len(run.validation[0]))
-        M = subset_size or default_subset_size(num_train)
+        M = subset_size or _papers_subset_size(run)
         model = build_sod_dgp(run.X, run.Y, num_layers, M, seed=run.seed, **options)
         return model, dict(subset_size=model.num_subset, **_fit_record(_fit(model, run)))
 
