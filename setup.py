@@ -24,7 +24,6 @@ setup(
     license="Apache-2.0",
     python_requires=">=3.9",
     packages=find_packages(include=["gpflow_deep", "gpflow_deep.*"]),
-    py_modules=["gpflow_deep_command"],
     package_data={"gpflow_deep.datasets": ["data/*.csv", "data/*.md"]},
     install_requires=[
         "gpflow>=2.9",
@@ -52,7 +51,7 @@ setup(
         "bench-torch": ["torch>=2.1", "gpytorch>=1.11"],
         "plot": ["matplotlib"],
     },
-    entry_points={"console_scripts": ["gpflow-deep=gpflow_deep_command:main"]},
+    entry_points={"console_scripts": ["gpflow-deep=gpflow_deep.app.cli:main"]},
     classifiers=[
         "Programming Language :: Python :: 3",
         "License :: OSI Approved :: Apache Software License",

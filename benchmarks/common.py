@@ -1,6 +1,6 @@
 """Shared pieces of the benchmark scripts: result files, machine description, timing.
 
-Result files and the machine description live in the package (:mod:`gpflow_deep.benchmarking`),
+Result files and the machine description live in the package (:mod:`gpflow_deep.app.benchmark`),
 which ``gpflow-deep benchmark`` uses too; they are re-exported here for the scripts.
 """
 
@@ -12,8 +12,8 @@ from typing import Callable
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from gpflow_deep.benchmarking.machine import machine, versions  # noqa: E402,F401
-from gpflow_deep.benchmarking.results import append_result, first, matches, parse_splits, read_results  # noqa: E402,F401
+from gpflow_deep.app.benchmark.machine import machine, versions  # noqa: E402,F401
+from gpflow_deep.app.benchmark.results import append_result, first, matches, parse_splits, read_results  # noqa: E402,F401
 
 RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 

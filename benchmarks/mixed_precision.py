@@ -3,7 +3,7 @@
 Candidate: the model stays in float64 and the Cholesky of Kuu is taken in float64; the large
 products of a step, the triangular solve A = Lu⁻¹ Kuf (M²·N) and the variances
 diag(Aᵀ q_sqrt q_sqrtᵀ A) (L·M²·N), run in float32 and their results come back as float64. The
-candidate is swapped into ``gpflow_deep.layers.gp_layer`` for the duration of a measurement only.
+candidate is swapped into ``gpflow_deep.layers.gp.gp_layer`` for the duration of a measurement only.
 On the compute-bound problem of ``compute_bound.py`` (N = batch, 3 layers of width 8, M = 100) and
 at batch 256, each round times a step of ``gd.fit`` in float64, mixed and float32 from fresh models,
 and reports the median seconds, the ratios and the relative error of the mixed objective against

@@ -9,7 +9,7 @@ import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from gpflow_deep.benchmarking import read_results, summary_table  # noqa: E402
+from gpflow_deep.app.benchmark import read_results, summary_table  # noqa: E402
 
 
 def main():

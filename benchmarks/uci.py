@@ -7,7 +7,7 @@ on boston, splits 0-4, 20,000 full-batch Adam steps)::
 
     python benchmarks/uci.py --dataset boston --model dgp2 --splits 0-4 --iterations 20000
 
-Models (``--model``): every entry of ``gpflow_deep.benchmarking.PROTOCOL_MODELS`` (``sgp``,
+Models (``--model``): every entry of ``gpflow_deep.app.benchmark.PROTOCOL_MODELS`` (``sgp``,
 ``dgp2``, ``dgp3``, ``dspp2``, ``rf2``, ``aep2``, ``sod2``, ``sod3``: each its paper's setting, also run by
 ``gpflow-deep benchmark``; the other ``sod*`` entries: SoD's earlier defaults and variants, and
 ``dgp3-m50``: DSVI at SoD's boston M, and ``dgp3-sod-subset``: DSVI with its first layer's

@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from benchmarks.common import machine, median_seconds  # noqa: E402
-from gpflow_deep.layers.sparse_marginals import projected_square_norms  # noqa: E402
+from gpflow_deep.layers.gp.sparse_marginals import projected_square_norms  # noqa: E402
 
 
 def autodiff(q, P):

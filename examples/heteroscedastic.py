@@ -19,8 +19,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 import gpflow_deep as gd  # noqa: E402
-from gpflow_deep.calibration import central_interval  # noqa: E402
-from gpflow_deep.mixtures import predict_mean_and_var  # noqa: E402
+from gpflow_deep.core.mixtures import predict_mean_and_var  # noqa: E402
+from gpflow_deep.evaluation.calibration import central_interval  # noqa: E402
 
 
 def noisy_data(num_points: int, seed: int = 0):

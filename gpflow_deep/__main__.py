@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli import main
+from gpflow_deep.app.cli.main import main
 
 sys.exit(main())

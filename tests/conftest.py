@@ -1,5 +1,5 @@
-"""Test setup: shape checks switched on inside compiled code for the model and layer tests,
-AutoGraph failures turned into errors."""
+"""Test setup: shape checks chosen per module by its ``shape_checks`` marker, AutoGraph failures
+turned into errors."""
 
 import logging
 import os
@@ -16,39 +16,30 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     # thread pools do not contend for the same cores.
     tf.config.threading.set_intra_op_parallelism_threads(1)
 
-# Modules whose tests check the ``check_shapes`` specs inside ``tf.function`` too: the models, the
-# layers and the objectives. Everywhere else (training, command line, examples, reliability) the
-# specs are checked as a user gets them, in eager calls only, which keeps tracing 3-4 times cheaper.
-SHAPE_CHECKED_MODULES = {
-    "test_aep_dgp",
-    "test_deep_gp",
-    "test_dspp",
-    "test_gp_layer",
-    "test_layer_protocol",
-    "test_likelihoods",
-    "test_previous_main",
-    "test_random_features",
-    "test_sod_dgp",
-    "test_svgp_equivalence",
+SHAPE_CHECK_STATES = {
+    "compiled": ShapeCheckingState.ENABLED,
+    "eager": ShapeCheckingState.EAGER_MODE_ONLY,
+    "off": ShapeCheckingState.DISABLED,
 }
-# Modules that switch the checks off altogether: each traces many training steps and prediction
-# graphs (every model exported, restored or run in float32), ~3x slower with them; the contracts
-# are tested in the modules above.
-SHAPE_UNCHECKED_MODULES = {"test_checkpoint_roundtrip", "test_export", "test_float32"}
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "shape_checks(state): check the check_shapes specs 'compiled' (inside tf.function too), "
+        "'eager' (as a user gets them; the default) or 'off'",
+    )
 
 
 @pytest.fixture(autouse=True)
 def enable_shape_checks(request):
-    """Check the ``check_shapes`` specs in compiled code too for :data:`SHAPE_CHECKED_MODULES`, not
-    at all for :data:`SHAPE_UNCHECKED_MODULES`, in eager calls elsewhere."""
+    """Check the ``check_shapes`` specs as the test's ``shape_checks`` marker says: inside compiled
+    code too for the model, layer and objective tests (``"compiled"``), not at all for tests that
+    trace many training and prediction graphs (``"off"``: ~3x quicker; the contracts are tested
+    elsewhere), in eager calls otherwise (``"eager"``, as a user gets them)."""
     previous = get_enable_check_shapes()
-    module = request.module.__name__.rsplit(".", 1)[-1]
-    if module in SHAPE_CHECKED_MODULES:
-        set_enable_check_shapes(ShapeCheckingState.ENABLED)
-    elif module in SHAPE_UNCHECKED_MODULES:
-        set_enable_check_shapes(ShapeCheckingState.DISABLED)
-    else:
-        set_enable_check_shapes(ShapeCheckingState.EAGER_MODE_ONLY)
+    marker = request.node.get_closest_marker("shape_checks")
+    set_enable_check_shapes(SHAPE_CHECK_STATES[marker.args[0] if marker else "eager"])
     yield
     set_enable_check_shapes(previous)
 

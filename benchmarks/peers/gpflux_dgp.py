@@ -14,7 +14,7 @@ import numpy as np
 import tensorflow as tf
 from gpflow.keras import tf_keras
 
-from gpflow_deep.metrics import log_predictive_density, rmse
+from gpflow_deep.evaluation.metrics import log_predictive_density, rmse
 
 
 def mirror(model) -> gpflux.models.DeepGP:

@@ -1,13 +1,13 @@
 """Builders: each model with its paper's initialisation, set up from data."""
 
-from .aep_dgp import build_aep_dgp
-from .deep_gp import build_deep_gp
-from .dspp import build_dspp
-from .initialisation import kmeans_inducing_inputs, linear_means, linear_projection
-from .random_feature_dgp import build_random_feature_dgp
-from .sod_dgp import build_sod_dgp
-from .stack import LayerPlan, gp_layer_stack, plan_stack
-from .subsets import kmeans_subset, random_subset, select_subset
+from gpflow_deep.builders.aep_dgp import build_aep_dgp
+from gpflow_deep.builders.deep_gp import build_deep_gp
+from gpflow_deep.builders.dspp import build_dspp
+from gpflow_deep.builders.initialisation import kmeans_inducing_inputs, linear_means, linear_projection
+from gpflow_deep.builders.random_feature_dgp import build_random_feature_dgp
+from gpflow_deep.builders.sod_dgp import build_sod_dgp
+from gpflow_deep.builders.stack import LayerPlan, gp_layer_stack, plan_stack
+from gpflow_deep.builders.subsets import kmeans_subset, random_subset, select_subset
 
 __all__ = [
     "LayerPlan",

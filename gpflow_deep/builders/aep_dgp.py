@@ -6,11 +6,11 @@ import gpflow
 import numpy as np
 from gpflow.likelihoods import Likelihood
 
-from ..layers import AEPLayer
-from ..models.aep_dgp import AEPDGP
-from ..validation import check_positive_int, check_targets
-from .initialisation import adapted_size, initial_inducing_inputs, training_arrays
-from .stack import KernelFactory, plan_stack, rbf_factory
+from gpflow_deep.builders.initialisation import adapted_size, initial_inducing_inputs, training_arrays
+from gpflow_deep.builders.stack import KernelFactory, plan_stack, rbf_factory
+from gpflow_deep.core.validation import check_positive_int, check_targets
+from gpflow_deep.layers import AEPLayer
+from gpflow_deep.models.aep_dgp import AEPDGP
 
 PUBLIC_CODE_NUM_INDUCING = 100
 

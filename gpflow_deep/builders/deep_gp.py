@@ -6,10 +6,10 @@ import gpflow
 import numpy as np
 from gpflow.likelihoods import Likelihood
 
-from ..models import DeepGP
-from ..validation import check_positive_int, check_targets
-from .initialisation import adapted_size, initial_inducing_inputs, training_arrays
-from .stack import KernelFactory, gp_layer_stack, plan_stack, rbf_factory
+from gpflow_deep.builders.initialisation import adapted_size, initial_inducing_inputs, training_arrays
+from gpflow_deep.builders.stack import KernelFactory, gp_layer_stack, plan_stack, rbf_factory
+from gpflow_deep.core.validation import check_positive_int, check_targets
+from gpflow_deep.models import DeepGP
 
 PAPER_NUM_INDUCING = 100
 

@@ -7,12 +7,18 @@ import numpy as np
 from gpflow.kernels import Kernel
 from gpflow.likelihoods import Likelihood
 
-from ..likelihoods import LinearMixingGaussian
-from ..models.dspp import DSPP, BlendedLogLikelihood, gauss_hermite_sigma_points, random_sigma_points
-from ..objectives import DataTerm, predictive_log_likelihood
-from ..validation import check_non_negative, check_positive, check_positive_int
-from .initialisation import adapted_size, initial_inducing_inputs, logger, mean_column_variance, training_arrays
-from .stack import KernelFactory, gp_layer_stack, plan_stack
+from gpflow_deep.builders.initialisation import (
+    adapted_size,
+    initial_inducing_inputs,
+    logger,
+    mean_column_variance,
+    training_arrays,
+)
+from gpflow_deep.builders.stack import KernelFactory, gp_layer_stack, plan_stack
+from gpflow_deep.core.validation import check_non_negative, check_positive, check_positive_int
+from gpflow_deep.likelihoods import LinearMixingGaussian
+from gpflow_deep.models.dspp import DSPP, BlendedLogLikelihood, gauss_hermite_sigma_points, random_sigma_points
+from gpflow_deep.objectives import DataTerm, predictive_log_likelihood
 
 SIGMA_POINT_INITIALISATIONS = ("random", "gauss_hermite")
 PAPER_NUM_INDUCING = 300

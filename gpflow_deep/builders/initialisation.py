@@ -9,7 +9,7 @@ import numpy as np
 from gpflow.mean_functions import Identity, Linear, MeanFunction
 from scipy.cluster.vq import kmeans2
 
-from ..validation import as_array, as_training_data, check_positive_int
+from gpflow_deep.core.validation import as_array, as_training_data, check_positive_int
 
 logger = logging.getLogger("gpflow_deep")
 

@@ -9,11 +9,11 @@ import tensorflow as tf
 from gpflow.kernels import Kernel
 from gpflow.likelihoods import Likelihood
 
-from ..layers import RandomFeatureLayer
-from ..layers.random_feature_layer import OMEGA_MODES
-from ..models import RandomFeatureDGP
-from ..validation import check_positive_int, check_targets
-from .initialisation import logger, mean_column_variance, training_arrays
+from gpflow_deep.builders.initialisation import logger, mean_column_variance, training_arrays
+from gpflow_deep.core.validation import check_positive_int, check_targets
+from gpflow_deep.layers import RandomFeatureLayer
+from gpflow_deep.layers.random_features.random_feature_layer import OMEGA_MODES
+from gpflow_deep.models import RandomFeatureDGP
 
 KERNELS = ("rbf", "arccos")
 SETUPS = ("data", "paper")

@@ -6,13 +6,13 @@ from typing import Callable, Optional, Union
 import gpflow
 import numpy as np
 
-from ..layers.subset_last_layer import SubsetLastLayer
-from ..layers.subset_layer import SubsetLayer
-from ..models.sod_dgp import SoDDGP
-from ..validation import check_positive_int
-from .initialisation import linear_means, logger, mean_column_variance, training_arrays
-from .stack import KernelFactory, rbf_factory
-from .subsets import select_subset
+from gpflow_deep.builders.initialisation import linear_means, logger, mean_column_variance, training_arrays
+from gpflow_deep.builders.stack import KernelFactory, rbf_factory
+from gpflow_deep.builders.subsets import select_subset
+from gpflow_deep.core.validation import check_positive_int
+from gpflow_deep.layers.subset.subset_last_layer import SubsetLastLayer
+from gpflow_deep.layers.subset.subset_layer import SubsetLayer
+from gpflow_deep.models.sod_dgp import SoDDGP
 
 SMALL_DATA = 800  # below this many training points the paper's "small" subset size applies
 SETUPS = ("data", "paper")

@@ -8,8 +8,8 @@ import numpy as np
 from gpflow.kernels import Kernel
 from gpflow.mean_functions import MeanFunction
 
-from ..layers import GPLayer
-from .initialisation import linear_means, scaled_prior_q_sqrt
+from gpflow_deep.builders.initialisation import linear_means, scaled_prior_q_sqrt
+from gpflow_deep.layers import GPLayer
 
 KernelFactory = Callable[[int, int], Kernel]  # (layer index, input width) -> kernel
 

@@ -7,7 +7,7 @@ from typing import Callable, Dict, Union
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from .initialisation import kmeans_inducing_inputs
+from gpflow_deep.builders.initialisation import kmeans_inducing_inputs
 
 Selector = Callable[[np.ndarray, int, int], np.ndarray]
 

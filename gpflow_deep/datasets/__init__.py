@@ -1,6 +1,6 @@
 """Small real data sets shipped with the package, and the papers' split protocols."""
 
-from .uci import (
+from gpflow_deep.datasets.uci import (
     DATASETS,
     Dataset,
     Split,

@@ -1,10 +1,9 @@
-"""Layers: the building blocks that the models stack, and the protocol they keep."""
+"""Layers: the building blocks that the models stack, one folder per family, and the protocol they keep."""
 
-from .aep_layer import AEPLayer
-from .gp_layer import GPLayer
-from .protocol import check_layer
-from .random_feature_layer import RandomFeatureLayer
-from .subset_last_layer import SubsetLastLayer
-from .subset_layer import SubsetLayer
+from gpflow_deep.layers.ep import AEPLayer
+from gpflow_deep.layers.gp import GPLayer
+from gpflow_deep.layers.protocol import check_layer
+from gpflow_deep.layers.random_features import RandomFeatureLayer
+from gpflow_deep.layers.subset import SubsetLastLayer, SubsetLayer
 
 __all__ = ["AEPLayer", "GPLayer", "RandomFeatureLayer", "SubsetLastLayer", "SubsetLayer", "check_layer"]

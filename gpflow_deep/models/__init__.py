@@ -1,12 +1,12 @@
 """The deep GP models: each a ``gpflow.models.BayesianModel``."""
 
-from .aep_dgp import AEPDGP
-from .base import DeepMixtureModel
-from .deep_gp import DeepGP
-from .dspp import DSPP, gauss_hermite_sigma_points, random_sigma_points
-from .parameter_count import num_trainable_parameters
-from .random_feature_dgp import RandomFeatureDGP
-from .sod_dgp import SoDDGP
+from gpflow_deep.models.aep_dgp import AEPDGP
+from gpflow_deep.models.base import DeepMixtureModel
+from gpflow_deep.models.deep_gp import DeepGP
+from gpflow_deep.models.dspp import DSPP, gauss_hermite_sigma_points, random_sigma_points
+from gpflow_deep.models.parameter_count import num_trainable_parameters
+from gpflow_deep.models.random_feature_dgp import RandomFeatureDGP
+from gpflow_deep.models.sod_dgp import SoDDGP
 
 __all__ = [
     "AEPDGP",

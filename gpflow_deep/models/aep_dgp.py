@@ -8,13 +8,13 @@ from check_shapes import inherit_check_shapes
 from gpflow.base import RegressionData
 from gpflow.likelihoods import Likelihood
 
-from ..mixtures import GaussianMixture
-from ..moment_matching import moment_matched_layers
-from ..objectives import predictive_log_likelihood, total_regulariser
-from ..propagation import LayerOutput, sample_layers
-from ..row_noise import independent_noise
-from ..validation import check_positive_int
-from .base import DeepMixtureModel, objective_shapes
+from gpflow_deep.core.mixtures import GaussianMixture
+from gpflow_deep.core.row_noise import independent_noise
+from gpflow_deep.core.validation import check_positive_int
+from gpflow_deep.models.base import DeepMixtureModel, objective_shapes
+from gpflow_deep.objectives import predictive_log_likelihood, total_regulariser
+from gpflow_deep.propagation import LayerOutput, sample_layers
+from gpflow_deep.propagation.moment_matching import moment_matched_layers
 
 PROPAGATIONS = ("monte_carlo", "moment_matching")
 

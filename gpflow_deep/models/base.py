@@ -4,7 +4,6 @@ input checks, moments, densities, samples, chunked evaluation)."""
 
 import abc
 import functools
-import weakref
 from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -16,19 +15,19 @@ from gpflow.likelihoods import Likelihood
 from gpflow.models import BayesianModel
 from gpflow.models.training_mixins import ExternalDataTrainingLossMixin
 
-from ..mixtures import (
-    GaussianMixture,
-    mixture_log_density,
-    mixture_moments,
-    per_component,
-    predict_mean_and_var,
-    sample_mixture,
+from gpflow_deep.core import predictive
+from gpflow_deep.core.mixtures import GaussianMixture, sample_mixture
+from gpflow_deep.core.numerics import checked_prediction
+from gpflow_deep.core.row_noise import NoiseSource, independent_noise, row_keyed_noise
+from gpflow_deep.core.validation import (
+    as_inputs,
+    as_model_data,
+    check_layer_stack,
+    check_non_negative_int,
+    check_positive_int,
 )
-from ..numerics import checked_prediction
-from ..objectives import layer_inputs, total_regulariser
-from ..propagation import LayerOutput
-from ..row_noise import NoiseSource, independent_noise, row_keyed_noise
-from ..validation import as_inputs, as_model_data, check_layer_stack, check_positive_int
+from gpflow_deep.objectives import layer_inputs, total_regulariser
+from gpflow_deep.propagation import LayerOutput
 
 DEFAULT_PREDICTION_SAMPLES = 100  # the DSVI paper's code evaluates the test log-likelihood with 100
 
@@ -246,98 +245,39 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
         return self._predict("paths", Xnew, **options)[0]
 
     def predict_mixture_chunks(
-        self, Xnew: TensorType, num_samples: Optional[int] = None, seed=None
+        self, Xnew: TensorType, num_samples: Optional[int] = None, seed=None, *, over: str = "f", first_row: int = 0
     ) -> Iterator[Tuple[slice, GaussianMixture]]:
         """``predict_mixture`` one chunk of ``prediction_batch_size`` rows at a time, for inputs
         whose whole ``[S, N, P]`` mixture need not be held at once: yields (rows, the mixture of
         those rows, each field ``[S, rows, P]``), the slices of ``predict_mixture(Xnew)`` with the
-        same ``num_samples`` and ``seed`` (noise is keyed by row). The arguments are checked at the
-        call, the chunks computed as they are taken."""
+        same ``num_samples`` and ``seed``. ``over="y"`` gives the mixture over y instead (each
+        path's moments of y under the likelihood: the mixture whose moments ``predict_y`` returns).
+        ``first_row`` says that ``Xnew`` are rows ``first_row, ...`` of a larger input read in
+        batches (a file), so that each row gets the noise it has there: the batches together give
+        exactly the predictions of the whole input. The arguments are checked at the call, the
+        chunks computed as they are taken."""
+        if over not in ("f", "y"):
+            raise ValueError(f"over must be 'f' or 'y', got {over!r}")
         X = as_inputs("Xnew", Xnew, self.input_dim, self.dtype)
-        return self._mixture_chunks(X, self._path_options(num_samples, seed))
+        first_row = check_non_negative_int("first_row", first_row)
+        return self._mixture_chunks(X, over, first_row, self._path_options(num_samples, seed))
 
-    def _mixture_chunks(self, X: tf.Tensor, options: dict) -> Iterator[Tuple[slice, GaussianMixture]]:
-        for rows in self._row_chunks(X.shape[0]):
-            outputs, log_weights = checked_prediction(
-                self, "predict_mixture_chunks", X[rows], lambda: self._predict_chunk("paths", X, (), rows, **options)
+    def _mixture_chunks(self, X: tf.Tensor, over: str, first_row: int, options: dict):
+        quantity = "paths" if over == "f" else "y_mixture"
+        for rows in predictive.row_chunks(X.shape[0], self.prediction_batch_size):
+            output = checked_prediction(
+                self,
+                "predict_mixture_chunks",
+                X[rows],
+                lambda: predictive.evaluate(self, quantity, X[rows], first_row=first_row + rows.start, **options),
             )
-            yield rows, GaussianMixture(outputs[-1].means, outputs[-1].variances, log_weights)
+            if over == "f":
+                outputs, log_weights = output
+                output = GaussianMixture(outputs[-1].means, outputs[-1].variances, log_weights)
+            yield rows, output
 
-    def _row_chunks(self, num_rows: int) -> List[slice]:
-        """The row ranges of the prediction chunks (one, empty, for no rows)."""
-        size = self.prediction_batch_size
-        return [slice(start, min(start + size, num_rows)) for start in range(0, max(num_rows, 1), size)]
-
-    def _predict_chunk(
-        self, quantity: str, X: tf.Tensor, targets: tuple, rows: slice, *, num_samples: int, seed: tf.Tensor
-    ) -> Any:
-        """``quantity`` at ``X[rows]``, with the seed shared by every chunk and the noise keyed by
-        the chunk's first row: the chunk size changes nothing."""
-        evaluate = compiled_prediction(self, quantity)
-        first_row = tf.constant(rows.start, tf.int64)
-        return evaluate(X[rows], *(t[rows] for t in targets), tf.constant(num_samples, tf.int32), seed, first_row)
-
-    def _predict(
-        self,
-        quantity: str,
-        X: tf.Tensor,
-        Y: Optional[tf.Tensor] = None,
-        *,
-        num_samples: int,
-        seed: tf.Tensor,
-    ) -> Any:
-        """Evaluate ``quantity`` (one of :data:`QUANTITIES`; Y only for ``"log_density"``) in
-        chunks of ``prediction_batch_size`` points and join the chunks along the point axis. X and
-        Y are tensors already checked by :func:`validate_inputs`."""
-        targets = () if Y is None else (Y,)
-        pieces = [
-            self._predict_chunk(quantity, X, targets, rows, num_samples=num_samples, seed=seed)
-            for rows in self._row_chunks(X.shape[0])
-        ]
-        if quantity == "paths":
-            return _concat([piece[0] for piece in pieces], axis=1), pieces[0][1]
-        return _concat(pieces, axis=0)
-
-
-def _evaluate(model_ref, quantity: str, X: tf.Tensor, *args: tf.Tensor) -> Any:
-    """One chunk of a prediction; ``args`` is ``([Y,] num_samples, seed, first_row)``."""
-    model = model_ref()
-    *targets, num_samples, seed, first_row = args
-    if quantity == "paths":
-        return model._paths(X, num_samples, seed, first_row)
-    mixture = model._mixture(X, num_samples, seed, first_row)
-    if quantity == "f":
-        return mixture_moments(*mixture)
-    if quantity == "y":
-        means, variances = predict_mean_and_var(model.likelihood, X, mixture.means, mixture.variances)
-        return mixture_moments(means, variances, mixture.log_weights)
-    logp = per_component(model.likelihood.predict_log_density, X, mixture.means, mixture.variances, *targets)
-    return mixture_log_density(logp, mixture.log_weights)
-
-
-QUANTITIES = ("paths", "f", "y", "log_density")
-_COMPILED_PREDICTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def compiled_prediction(model: DeepMixtureModel, quantity: str) -> Callable:
-    """The compiled chunk evaluation of ``quantity`` for ``model``, traced once per model.
-
-    Kept outside the model so that ``gpflow.utilities.deepcopy`` and checkpoints never meet a
-    traced graph; the partial over a weak reference gives every model its own function (TensorFlow
-    counts retracing per Python function) without keeping the model alive.
-    """
-    if quantity not in QUANTITIES:
-        raise ValueError(f"quantity must be one of {QUANTITIES}, got {quantity!r}")
-    functions = _COMPILED_PREDICTIONS.setdefault(model, {})
-    if quantity not in functions:
-        signature = [tf.TensorSpec([None, model.input_dim], model.dtype)]
-        if quantity == "log_density":
-            signature.append(tf.TensorSpec([None, None], model.dtype))
-        signature += [tf.TensorSpec([], tf.int32), tf.TensorSpec([2], tf.int64), tf.TensorSpec([], tf.int64)]
-        python_function = functools.partial(_evaluate, weakref.ref(model), quantity)
-        functions[quantity] = tf.function(python_function, input_signature=signature)
-    return functions[quantity]
-
-
-def _concat(pieces: List[Any], axis: int) -> Any:
-    return tf.nest.map_structure(lambda *parts: tf.concat(parts, axis=axis), *pieces)
+    def _predict(self, quantity: str, X: tf.Tensor, Y: Optional[tf.Tensor] = None, **options) -> Any:
+        """``quantity`` (one of :data:`~gpflow_deep.core.predictive.QUANTITIES`; Y only for
+        ``"log_density"``) at all rows of X, by the one chunked predictive. X and Y are tensors
+        already checked by :func:`validate_inputs`."""
+        return predictive.joined(self, quantity, X, Y, **options)

@@ -7,10 +7,10 @@ from check_shapes import inherit_check_shapes
 from gpflow.base import RegressionData
 from gpflow.likelihoods import Likelihood
 
-from ..objectives import DataTerm, expected_log_likelihood
-from ..propagation import LayerOutput, sample_layers, sample_layers_jointly
-from ..validation import check_non_negative, check_positive_int
-from .base import DeepMixtureModel, objective_shapes
+from gpflow_deep.core.validation import check_non_negative, check_positive_int
+from gpflow_deep.models.base import DeepMixtureModel, objective_shapes
+from gpflow_deep.objectives import DataTerm, expected_log_likelihood
+from gpflow_deep.propagation import LayerOutput, sample_layers, sample_layers_jointly
 
 
 class DeepGP(DeepMixtureModel):

@@ -9,11 +9,11 @@ from gpflow.base import Parameter, RegressionData
 from gpflow.config import default_float
 from gpflow.likelihoods import Likelihood
 
-from ..mixtures import GaussianMixture
-from ..objectives import DataTerm, expected_log_likelihood, predictive_log_likelihood
-from ..propagation import LayerOutput, sigma_point_layers
-from ..validation import check_non_negative
-from .base import DeepMixtureModel, objective_shapes
+from gpflow_deep.core.mixtures import GaussianMixture
+from gpflow_deep.core.validation import check_non_negative
+from gpflow_deep.models.base import DeepMixtureModel, objective_shapes
+from gpflow_deep.objectives import DataTerm, expected_log_likelihood, predictive_log_likelihood
+from gpflow_deep.propagation import LayerOutput, sigma_point_layers
 
 
 class DSPP(DeepMixtureModel):

@@ -8,14 +8,14 @@ from gpflow.base import Parameter, RegressionData, TensorType
 from gpflow.config import default_float
 from gpflow.likelihoods import Gaussian
 
-from ..layers.subset_last_layer import SubsetLastLayer
-from ..mixtures import per_component
-from ..objectives import layer_inputs, minibatch_scale, total_regulariser
-from ..propagation import LayerOutput, sample_layers
-from ..row_noise import independent_noise, row_keyed_noise
-from ..validation import check_positive_int
-from .base import DeepMixtureModel, objective_shapes
-from .parameter_count import num_trainable_parameters
+from gpflow_deep.core.mixtures import per_component
+from gpflow_deep.core.row_noise import independent_noise, row_keyed_noise
+from gpflow_deep.core.validation import check_positive_int
+from gpflow_deep.layers.subset.subset_last_layer import SubsetLastLayer
+from gpflow_deep.models.base import DeepMixtureModel, objective_shapes
+from gpflow_deep.models.parameter_count import num_trainable_parameters
+from gpflow_deep.objectives import layer_inputs, minibatch_scale, total_regulariser
+from gpflow_deep.propagation import LayerOutput, sample_layers
 
 
 class SoDDGP(DeepMixtureModel):

@@ -13,8 +13,8 @@ from typing import List
 
 import tensorflow as tf
 
-from .state import Snapshot, model_variables, training_variables
-from .step import TrainingStep
+from gpflow_deep.training.state import Snapshot, model_variables, training_variables
+from gpflow_deep.training.step import TrainingStep
 
 MAX_TO_KEEP = 3
 

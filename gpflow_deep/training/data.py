@@ -14,7 +14,7 @@ import numpy as np
 import tensorflow as tf
 from gpflow.config import default_float
 
-from ..validation import as_model_data, check_num_data, check_positive_int, check_targets
+from gpflow_deep.core.validation import as_model_data, check_num_data, check_positive_int, check_targets
 
 TrainingData = Union[Tuple[tf.Tensor, tf.Tensor], tf.data.Dataset]
 """Checked training data: (X ``[N, D]``, Y ``[N, P]``) in memory, or a dataset of such batches."""

@@ -10,18 +10,18 @@ import numpy as np
 import tensorflow as tf
 from gpflow.keras import tf_keras
 
-from ..models import DeepMixtureModel
-from ..numerics import is_factorisation_error
-from ..validation import as_model_data, check_choice, check_positive, check_positive_int, check_seed
-from .checkpoints import resume_or_start
-from .data import check_training_data, training_inputs
-from .distributed import checkpoint_directory
-from .early_stopping import EarlyStopping
-from .fused_adam import FusedAdam
-from .monitoring import monitor_tasks
-from .nonfinite import ON_NONFINITE, NonFiniteGuard, Rollback
-from .progress import Progress
-from .step import training_step
+from gpflow_deep.core.numerics import is_factorisation_error
+from gpflow_deep.core.validation import as_model_data, check_choice, check_positive, check_positive_int, check_seed
+from gpflow_deep.models import DeepMixtureModel
+from gpflow_deep.training.checkpoints import resume_or_start
+from gpflow_deep.training.data import check_training_data, training_inputs
+from gpflow_deep.training.distributed import checkpoint_directory
+from gpflow_deep.training.early_stopping import EarlyStopping
+from gpflow_deep.training.fused_adam import FusedAdam
+from gpflow_deep.training.monitoring import monitor_tasks
+from gpflow_deep.training.nonfinite import ON_NONFINITE, NonFiniteGuard, Rollback
+from gpflow_deep.training.progress import Progress
+from gpflow_deep.training.step import training_step
 
 
 @dataclass
@@ -113,7 +113,7 @@ def fit(
         The model's ``num_samples`` is unchanged afterwards.
     :param on_nonfinite: what a step whose objective or gradients are NaN/Inf (or whose Cholesky
         factorisation fails) does: ``"stop"`` puts back the last good state (taken at most
-        ``2 × SNAPSHOT_EVERY`` steps earlier) and raises a ``gpflow_deep.numerics.NumericalError``
+        ``2 × SNAPSHOT_EVERY`` steps earlier) and raises a ``gpflow_deep.core.numerics.NumericalError``
         naming the iteration and, where it can be found, the layer; ``"rollback"`` puts it back,
         halves the learning rate (and ``natgrad_gamma``) and carries on (``FitResult.rollbacks``; at most
         ``MAX_ROLLBACKS``).

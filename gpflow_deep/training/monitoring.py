@@ -13,7 +13,7 @@ import numpy as np
 import tensorflow as tf
 from gpflow.monitor import ImageToTensorBoard, ModelToTensorBoard, MonitorTask, ScalarToTensorBoard
 
-from ..models import DeepMixtureModel
+from gpflow_deep.models import DeepMixtureModel
 
 MAX_LOGGED_PARAMETER_SIZE = 32  # vectors up to this size (lengthscales) are logged entry by entry
 

@@ -6,8 +6,8 @@ from typing import List, NamedTuple, Optional
 
 import tensorflow as tf
 
-from ..numerics import explain
-from .state import Snapshot, training_variables
+from gpflow_deep.core.numerics import explain
+from gpflow_deep.training.state import Snapshot, training_variables
 
 ON_NONFINITE = ("stop", "rollback")
 SNAPSHOT_EVERY = 10  # steps between snapshots of the state (a snapshot copies every variable)

@@ -9,10 +9,10 @@ import tensorflow as tf
 from gpflow.keras import tf_keras
 from gpflow.optimizers import NaturalGradient
 
-from ..models import DeepMixtureModel
-from ..validation import check_positive_int
-from .data import TrainingData, batch_iterator, saveable
-from .distributed import check_distributed, mirror_trainable_flags, split_over_replicas
+from gpflow_deep.core.validation import check_positive_int
+from gpflow_deep.models import DeepMixtureModel
+from gpflow_deep.training.data import TrainingData, batch_iterator, saveable
+from gpflow_deep.training.distributed import check_distributed, mirror_trainable_flags, split_over_replicas
 
 
 @dataclass

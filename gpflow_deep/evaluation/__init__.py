@@ -1,0 +1,1 @@
+"""Scores of predictive mixtures against held-out targets: log-likelihood, RMSE, CRPS, intervals."""

@@ -1,0 +1,30 @@
+"""Deterministic moment matching through a stack of layers (Bui et al. 2016).
+
+The first layer sees fixed inputs, so its outputs are Gaussian with the layer's own marginals.
+Every later layer receives a Gaussian with independent dimensions, N(mean, diag(var)), and passes
+on the Gaussian matched to the first two moments of its outputs (``layer.moment_match``). The
+result is one path: a single Gaussian per point, nothing sampled.
+"""
+
+from typing import List, Sequence
+
+import tensorflow as tf
+from check_shapes import check_shapes
+
+from gpflow_deep.propagation.outputs import LayerOutput
+
+
+@check_shapes("X: [N, D]")
+def moment_matched_layers(layers: Sequence, X: tf.Tensor, mode: str = "posterior") -> List[LayerOutput]:
+    """Every layer's matched Gaussian as a ``LayerOutput`` with one path (fields ``[1, N, D_l]``;
+    ``values`` holds the mean, which is what the next layer is centred on)."""
+    for index, layer in enumerate(layers[1:], start=1):
+        if not callable(getattr(layer, "moment_match", None)):
+            raise ValueError(f"moment matching: layers[{index}] ({type(layer).__name__}) has no moment_match")
+    mean, var = layers[0].marginals(X[None], mode=mode)
+    outputs = [LayerOutput(mean, var, mean)]
+    for layer in layers[1:]:
+        mean, var = layer.moment_match(mean[0], var[0], mode=mode)
+        mean, var = mean[None], var[None]
+        outputs.append(LayerOutput(mean, var, mean))
+    return outputs

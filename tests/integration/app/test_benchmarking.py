@@ -1,0 +1,119 @@
+"""The papers' protocol as a library and as ``gpflow-deep benchmark``: resumable, summarised."""
+
+import numpy as np
+import pytest
+
+from gpflow_deep import datasets
+from gpflow_deep.app.benchmark import PROTOCOL_MODELS, parse_splits, protocol, read_results, run_keys, summary_table
+from gpflow_deep.app.cli.main import main
+from gpflow_deep.training import fit
+
+
+def test_benchmark_appends_each_split_and_resumes(tmp_path, capsys):
+    results = tmp_path / "runs" / "results.jsonl"
+    command = ["benchmark", "--models", "sgp", "--datasets", "boston", "--splits", "0,1", "--iterations", "5"]
+    assert main(command + ["--results", str(results)]) == 0
+    records = read_results(str(results))
+    assert [(r["model"], r["dataset"], r["split"], r["iterations"]) for r in records] == [
+        ("sgp", "boston", 0, 5),
+        ("sgp", "boston", 1, 5),
+    ]
+    assert all(np.isfinite(r["test_log_likelihood"]) and r["test_rmse"] > 0 and r["machine"] for r in records)
+    capsys.readouterr()
+    assert main(command + ["--results", str(results)]) == 0  # nothing left to do: resumes, adds nothing
+    out = capsys.readouterr().out
+    assert "2 runs, 2 already in" in out and len(read_results(str(results))) == 2
+    summary = (tmp_path / "runs" / "results_summary.md").read_text()
+    mean = np.mean([r["test_log_likelihood"] for r in records])
+    assert f"| boston | sgp | gpflow_deep | 5 | 10000 |  | 2 (0–1) | {mean:.2f} (" in summary
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        (["--models", "dgp9"], "--models: unknown dgp9; choose from sgp, dgp2"),
+        (["--datasets", "iris"], "--datasets: unknown iris"),
+        (["--splits", "a-b"], "--splits: expected numbers and ranges"),
+        (["--iterations", "0"], "--iterations must be a positive integer"),
+    ],
+)
+def test_benchmark_rejects_bad_options_in_one_line(option, message, tmp_path, capsys):
+    assert main(["benchmark", "--results", str(tmp_path / "r.jsonl"), *option]) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and not (tmp_path / "r.jsonl").exists()
+
+
+def test_paper_settings_per_model():
+    # AEP: the public code's 1,000 epochs of minibatch 100 (boston has 455 training points: 5 batches)
+    assert run_keys("aep2", "boston", 0) == dict(
+        dataset="boston", model="aep2", implementation="gpflow_deep", split=0, iterations=5000, batch_size=100
+    )
+    assert run_keys("dgp2", "concrete", 3)["iterations"] == 20_000 and PROTOCOL_MODELS["rf2"].batch_size == 200
+    assert run_keys("dgp2", "boston", 0, iterations=7, batch_size=50)["iterations"] == 7
+    with pytest.raises(ValueError, match="unknown 'dgp9'"):
+        run_keys("dgp9", "boston", 0)
+
+
+def test_parse_splits():
+    assert parse_splits("0-3,7") == [0, 1, 2, 3, 7]
+    for bad in ("", "x", "-1"):
+        with pytest.raises(ValueError, match="splits"):
+            parse_splits(bad)
+
+
+def test_summary_table_gives_mean_and_standard_error_per_setting():
+    keys = dict(dataset="boston", model="dgp2", implementation="gpflow_deep", iterations=10, batch_size=10000)
+    values = [-2.0, -2.2, -2.4]
+    records = [
+        dict(keys, split=s, test_log_likelihood=v, test_rmse=3.0, train_seconds=1.0) for s, v in enumerate(values)
+    ]
+    records.append(dict(keys, split=0, model="sgp", test_log_likelihood=-9.0, test_rmse=1.0, train_seconds=1.0))
+    records.append(dict(keys, split=0, seconds_per_step=0.1))  # a speed record: skipped
+    lines = summary_table(records).splitlines()
+    error = np.std(values, ddof=1) / np.sqrt(3)
+    assert len(lines) == 4
+    assert f"| 3 (0–2) | -2.20 ({error:.2f}) | 3.00 (0.00) | – | 1 |" in lines[2]
+    assert "| sgp |" in lines[3] and "-9.00 (nan)" in lines[3]
+
+
+def test_held_out_variants_fit_five_sixths_stop_on_the_sixth_and_keep_the_papers_subset(monkeypatch):
+    fitted = []
+
+    def recording_fit(model, data, iterations, **options):
+        held_out = options["validation_data"]
+        fitted.append((data[0], held_out[0], options["monitor_every"], options["patience"]))
+        return fit(model, data, iterations, **options)
+
+    monkeypatch.setattr(protocol, "fit", recording_fit)
+    record = protocol.run_split("sod2-held-out", "concrete", 0, iterations=5)
+    ((X_fit, X_held_out, every, patience),) = fitted
+    assert (len(X_fit), len(X_held_out), every, patience) == (772, 155, 500, 6)  # concrete's 927 training rows
+
+    def sorted_rows(X):
+        return X[np.lexsort(X.T)]
+
+    training_part = datasets.uci_split(datasets.load("concrete"), 0).X_train  # together, exactly the split's rows
+    assert np.array_equal(sorted_rows(np.concatenate([X_fit, X_held_out])), sorted_rows(training_part))
+    # the subset size of the whole split (927 points: 100), not of the 772 fitted (50)
+    assert record["subset_size"] == 100 and record["best_iteration"] == 5 and record["stopped_at"] == 5
+
+
+def test_dgp_on_the_sod_subset_keeps_the_first_layers_inducing_inputs_at_sods_points(monkeypatch):
+    trained = []
+
+    def inducing_inputs(layer):
+        return layer.inducing_variable.inducing_variable.Z.numpy()  # shared by the layer's outputs
+
+    def recording_fit(model, data, iterations, **options):
+        first_Z, second_Z = (inducing_inputs(layer) for layer in model.layers[:2])
+        result = fit(model, data, iterations, **options)
+        trained.append((model, data[0], first_Z, second_Z))
+        return result
+
+    monkeypatch.setattr(protocol, "fit", recording_fit)
+    record = protocol.run_split("dgp3-sod-subset", "boston", 0, iterations=3)
+    ((model, X, first_Z, second_Z),) = trained
+    sod = protocol.build_sod_dgp(X, X[:, :1], 3, record["subset_size"], seed=0)  # the SoD entry's subset
+    assert record["subset_size"] == 50 and np.array_equal(first_Z, sod.subset_inputs.numpy())
+    assert np.array_equal(inducing_inputs(model.layers[0]), first_Z)  # fixed in training
+    assert not np.allclose(inducing_inputs(model.layers[1]), second_Z)  # deeper ones learned

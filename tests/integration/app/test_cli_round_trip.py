@@ -1,0 +1,121 @@
+"""``gpflow-deep fit``, ``predict`` and ``evaluate`` end to end on small CSV files."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+from fixtures.tables import classification_rows, regression_rows, write_csv
+
+from gpflow_deep.app.cli.main import main
+
+ITERATIONS = "40"
+
+
+def read_csv(path):
+    with open(path, newline="") as handle:
+        rows = list(csv.reader(handle))
+    return rows[0], rows[1:]
+
+
+@pytest.fixture(scope="module")
+def regression_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("regression")
+    header, rows = regression_rows(48)
+    train = write_csv(folder / "train.csv", header, rows[:40])
+    test = write_csv(folder / "test.csv", header, rows[40:])
+    run_dir = folder / "run"
+    arguments = ["fit", train, "--target", "price", "--out", str(run_dir), "--iterations", ITERATIONS]
+    assert main(arguments + ["--validation-fraction", "0.25"]) == 0
+    return run_dir, test, [float(row[3]) for row in rows[40:]]
+
+
+def test_fit_writes_a_complete_run_directory(regression_run):
+    run_dir, _, _ = regression_run
+    config = json.loads((run_dir / "config.json").read_text())
+    assert config["builder"] == "build_deep_gp" and config["num_layers"] == 2 and config["seed"] == 0
+    preprocessing = json.loads((run_dir / "preprocessing.json").read_text())
+    colour = next(feature for feature in preprocessing["features"] if feature["name"] == "colour")
+    assert colour == {"name": "colour", "kind": "categorical", "categories": ["blue", "green", "red"]}
+    assert 90 < preprocessing["target_mean"] < 115 and preprocessing["target_std"] > 1
+    summary = json.loads((run_dir / "training.json").read_text())
+    assert summary["training_rows"] == 30 and summary["held_out_rows"] == 10
+    assert summary["inputs"] == ["x", "size", "colour=blue", "colour=green", "colour=red"]
+    assert list((run_dir / "logs").iterdir()), "TensorBoard events are written"
+    assert np.load(run_dir / "training_arrays.npz")["X"].shape == (30, 5)
+
+
+def test_predict_writes_mixture_intervals_in_original_units(regression_run, tmp_path, capsys):
+    run_dir, test, targets = regression_run
+    out = tmp_path / "predictions.csv"
+    assert main(["predict", str(run_dir), test, "--out", str(out)]) == 0
+    assert f"wrote 8 predictions to {out}" in capsys.readouterr().out
+    header, rows = read_csv(out)
+    assert header == ["mean", "std", "q05", "q95"]
+    values = np.array(rows, dtype=float)
+    mean, std, low, high = values.T
+    assert np.all(low < mean) and np.all(mean < high) and np.all(std > 0)
+    assert abs(np.mean(mean) - np.mean(targets)) < 15, "the target's units are restored"
+    again = tmp_path / "again.csv"
+    assert main(["predict", str(run_dir), test, "--out", str(again)]) == 0
+    assert again.read_text() == out.read_text(), "a restored run predicts the same every time"
+
+
+def test_predict_accepts_rows_without_the_target(regression_run, tmp_path):
+    run_dir, test, _ = regression_run
+    header, rows = read_csv(test)
+    features = write_csv(tmp_path / "features.csv", header[:3], [row[:3] for row in rows])
+    assert main(["predict", str(run_dir), features, "--out", str(tmp_path / "p.csv")]) == 0
+    assert len(read_csv(tmp_path / "p.csv")[1]) == 8
+
+
+def test_evaluate_prints_scores_and_writes_a_calibration_plot(regression_run, tmp_path, capsys):
+    run_dir, test, _ = regression_run
+    plot = tmp_path / "calibration.png"
+    assert main(["evaluate", str(run_dir), test, "--plot", str(plot)]) == 0
+    lines = dict(line.split(None, 1) for line in capsys.readouterr().out.splitlines() if line.strip())
+    assert set(lines) >= {"rows", "log_likelihood", "rmse", "crps", "coverage_90"}
+    assert lines["rows"] == "8" and 0 <= float(lines["coverage_90"]) <= 1
+    assert float(lines["crps"]) > 0 and float(lines["rmse"]) > 0
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.fixture(scope="module")
+def classification_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("classification")
+    header, rows = classification_rows(45)
+    train = write_csv(folder / "train.csv", header, rows)
+    run_dir = folder / "run"
+    arguments = ["fit", train, "--target", "species", "--likelihood", "multiclass", "--model", "dspp"]
+    assert main(arguments + ["--out", str(run_dir), "--iterations", ITERATIONS, "--layers", "1"]) == 0
+    return run_dir, train
+
+
+def test_classification_round_trip(classification_run, tmp_path, capsys):
+    run_dir, data = classification_run
+    preprocessing = json.loads((run_dir / "preprocessing.json").read_text())
+    assert preprocessing["labels"] == ["setosa", "versicolor", "virginica"]
+    out = tmp_path / "classes.csv"
+    assert main(["predict", str(run_dir), data, "--out", str(out)]) == 0
+    header, rows = read_csv(out)
+    assert header == ["predicted", "probability_setosa", "probability_versicolor", "probability_virginica"]
+    probabilities = np.array([row[1:] for row in rows], dtype=float)
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-4)
+    assert all(row[0] == header[1 + int(np.argmax(p))].split("_", 1)[1] for row, p in zip(rows, probabilities))
+    capsys.readouterr()
+    assert main(["evaluate", str(run_dir), data]) == 0
+    out_lines = capsys.readouterr().out
+    accuracy = float(next(line.split()[1] for line in out_lines.splitlines() if line.startswith("accuracy")))
+    assert accuracy > 1 / 3, "better than chance on its training rows"
+    assert (run_dir / "calibration_train.png").exists()
+
+
+def test_binary_labels_and_dropped_missing_rows(tmp_path, capsys):
+    header, rows = regression_rows(30)
+    rows = [row[:3] + ["high" if float(row[3]) > 100 else "low"] for row in rows]
+    rows[3][1] = ""
+    data = write_csv(tmp_path / "binary.csv", header[:3] + ["band"], rows)
+    arguments = ["fit", data, "--target", "band", "--likelihood", "bernoulli", "--drop-missing"]
+    assert main(arguments + ["--out", str(tmp_path / "run"), "--iterations", "10"]) == 0
+    assert "binary.csv: 1 of 30 rows had missing values and were dropped (columns: size)" in capsys.readouterr().out
+    assert json.loads((tmp_path / "run" / "training.json").read_text())["training_rows"] == 29

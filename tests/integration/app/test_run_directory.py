@@ -1,0 +1,52 @@
+"""A run directory restores the trained model of every registered builder, with no model-specific code."""
+
+import numpy as np
+import pytest
+
+import gpflow_deep as gd
+from gpflow_deep.app.run_directory import RunConfig, RunDirectoryError, load_run, save_run
+from gpflow_deep.app.tables import Preprocessing
+from gpflow_deep.registry import MODEL_BUILDERS, available_models, register_builder
+
+FAST_MODELS = ("deep_gp", "dspp")  # the others are restored the same way, in the slow run
+
+
+@pytest.mark.parametrize(
+    "model_name",
+    [name if name in FAST_MODELS else pytest.param(name, marks=pytest.mark.slow) for name in available_models()],
+)
+def test_restored_model_predicts_like_the_trained_one(tmp_path, model_name):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (24, 2))
+    Y = np.sin(3 * X[:, :1]) + 0.1 * rng.normal(size=(24, 1))
+    config = RunConfig(
+        model=model_name, builder=MODEL_BUILDERS[model_name], num_layers=2, likelihood="gaussian", seed=3
+    )
+    model = config.build(X, Y)
+    gd.fit(model, (X, Y), 3, seed=0, progress=False)
+    preprocessing = Preprocessing("y", "gaussian", [dict(name="a", kind="numeric", mean=0.0, std=1.0)] * 2)
+    save_run(str(tmp_path), config, preprocessing, X, Y, model, summary={})
+
+    restored = load_run(str(tmp_path))
+    assert type(restored.model) is type(model) and restored.preprocessing == preprocessing
+    expected = model.predict_mixture(X[:5], num_samples=4, seed=7)
+    actual = restored.model.predict_mixture(X[:5], num_samples=4, seed=7)
+    for want, got in zip(expected, actual):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
+    fresh = config.build(X, Y).predict_mixture(X[:5], num_samples=4, seed=7)
+    assert not np.allclose(fresh.means.numpy(), actual.means.numpy()), "the parameters came from the checkpoint"
+
+
+def test_registry_offers_only_builders_the_package_has():
+    assert {"deep_gp", "dspp"} <= set(available_models())
+    register_builder("imaginary_dgp", "build_imaginary_dgp")
+    try:
+        assert "imaginary_dgp" not in available_models()
+    finally:
+        del MODEL_BUILDERS["imaginary_dgp"]
+
+
+def test_incomplete_run_directory(tmp_path):
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(RunDirectoryError, match="not a complete run directory"):
+        load_run(str(tmp_path))
