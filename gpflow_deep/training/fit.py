@@ -57,7 +57,7 @@ class FitResult:
 def fit(
     model: DeepMixtureModel,
     data: Union[Tuple[np.ndarray, np.ndarray], tf.data.Dataset],
-    iterations: int = 1000,
+    iterations: Optional[int] = 1000,
     *,
     batch_size: Optional[int] = None,
     optimizer: Optional[tf_keras.optimizers.Optimizer] = None,
@@ -73,6 +73,7 @@ def fit(
     checkpoint_dir: Optional[str] = None,
     checkpoint_every: int = 1000,
     progress: bool = True,
+    time_budget: Optional[float] = None,
     fixed_hyperparameters_for: int = 0,
     num_samples_schedule: Optional[Dict[int, int]] = None,
     on_nonfinite: str = "stop",
@@ -86,6 +87,7 @@ def fit(
         and repeated when exhausted; the model's ``num_data`` is N. A dataset is checked from its
         element spec and its first batch (see ``docs/scaling.md``).
     :param iterations: the step count to reach; a run resumed from a checkpoint does the rest.
+        None with a ``time_budget``: as many steps as fit in it.
     :param batch_size: minibatch size (shuffled every epoch through ``tf.data``); None or at
         least N for full batch. None for a dataset, which brings its own batches.
     :param optimizer: any ``tf_keras`` optimizer; by default Adam with ``learning_rate``
@@ -103,7 +105,10 @@ def fit(
     :param restore_best: end with the parameters of the best held-out score.
     :param checkpoint_dir: save a ``tf.train.Checkpoint`` there every ``checkpoint_every``
         steps and at the end; a later call with the same directory resumes from the latest one.
-    :param progress: print a progress line with the running objective.
+    :param progress: print a progress line with the running objective, the speed in steps and
+        rows per second and the time left.
+    :param time_budget: stop after the first step that ends this many seconds (wall time) after
+        the loop began, if ``iterations`` are not done by then.
     :param fixed_hyperparameters_for: hold the hyperparameters (kernels, mean functions,
         likelihood: everything but the variational parameters) fixed for the first this many
         iterations (Cutajar et al. 2017 use 12,000).
@@ -128,7 +133,8 @@ def fit(
     A run with ``checkpoint_dir`` and ``seed`` that is killed and started again with the same
     arguments ends with exactly the parameters of an uninterrupted one.
     """
-    iterations = check_positive_int("iterations", iterations)
+    if iterations is not None or time_budget is None:
+        iterations = check_positive_int("iterations", iterations)
     monitor_every = check_positive_int("monitor_every", monitor_every)
     checkpoint_every = check_positive_int("checkpoint_every", checkpoint_every)
     if not isinstance(model, DeepMixtureModel):
@@ -141,6 +147,8 @@ def fit(
         raise ValueError("patience and restore_best need validation_data")
     if patience is not None:
         patience = check_positive_int("patience", patience)
+    if time_budget is not None:
+        time_budget = check_positive("time_budget", time_budget)
     fixed_hyperparameters_for = _check_non_negative_int("fixed_hyperparameters_for", fixed_hyperparameters_for)
     schedule = _sample_schedule(model, num_samples_schedule)
     on_nonfinite = check_choice("on_nonfinite", on_nonfinite, ON_NONFINITE)
@@ -171,13 +179,14 @@ def fit(
     guard = NonFiniteGuard(model, training, on_nonfinite, X[: model.prediction_batch_size])
 
     tasks = monitor_tasks(log_dir, model, validation_data, X.numpy()) if log_dir else []
-    reporter = Progress(iterations, start) if progress else None
+    rows_per_step = int(X.shape[0]) if batch_size is None else min(batch_size, int(X.shape[0]))
+    reporter = Progress(iterations, start, rows_per_step=rows_per_step, time_budget=time_budget) if progress else None
     losses: List[tf.Tensor] = []
     reported = 0
     began = time.perf_counter()
     first_step_seconds = 0.0
     current = start
-    while current < iterations:
+    while iterations is None or current < iterations:
         current += 1
         guard.before_step(current)
         loss, failure = _run_step(training, current > fixed_hyperparameters_for, _scheduled(schedule, current))
@@ -190,18 +199,21 @@ def fit(
             continue
         guard.step_was_finite()
         losses.append(loss)
-        if current % monitor_every == 0 or current == iterations:
+        out_of_time = time_budget is not None and time.perf_counter() - began >= time_budget
+        last = current == iterations or out_of_time
+        if current % monitor_every == 0 or last:
             scores = dict(objective=-float(losses[-1]))
             if stopping is not None:
                 scores["validation_log_density"] = stopping.check(current)
             for task in tasks:
                 task(current, **scores)
-        if checkpoints is not None and (current % checkpoint_every == 0 or current == iterations):
+        if checkpoints is not None and (current % checkpoint_every == 0 or last):
             checkpoints.save(checkpoint_number=current)
-        if reporter is not None and (reporter.due(current) or (stopping is not None and stopping.should_stop)):
+        stop = last or (stopping is not None and stopping.should_stop)
+        if reporter is not None and (reporter.due(current) or stop):
             reporter.report(current, -float(tf.reduce_mean(tf.stack(losses[reported:]))))
             reported = len(losses)
-        if stopping is not None and stopping.should_stop:
+        if stop:
             break
     seconds = time.perf_counter() - began
     if reporter is not None:

@@ -7,10 +7,11 @@ import numpy as np
 
 from gpflow_deep.app.cli.parsing import example_epilog, paragraph
 from gpflow_deep.app.cli.progress import RowProgress
-from gpflow_deep.app.cli.rows import load_rows
+from gpflow_deep.app.cli.rows import checked_rows
 
 COVERAGE_LEVEL = 0.9
 CALIBRATION_LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
+PLOTTED_ROWS = 100_000  # rows of a classification's reliability plot: a uniform sample beyond that
 
 
 def register(commands, common: argparse.ArgumentParser) -> None:
@@ -21,7 +22,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         description=paragraph(
             "Score a trained run on DATA, which has the training columns and the target. Regression: mean "
             "test log-likelihood, RMSE and CRPS (original units) and the coverage of the central 90% "
-            "interval; classification: log-likelihood and accuracy. Writes a calibration plot (PNG)."
+            "interval; classification: log-likelihood and accuracy. Writes a calibration plot (PNG). "
+            "The file is read in batches, so memory does not grow with its length."
         ),
         epilog=example_epilog("gpflow-deep evaluate runs/houses test_houses.csv"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -34,57 +36,75 @@ def register(commands, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gpflow_deep.app.table_predictions import log_densities
+    from gpflow_deep.app.table_predictions import predictive_chunks
 
-    run_, table, X = load_rows(args.run_dir, args.data, target_needed=True, drop_missing=args.drop_missing)
-    Y = run_.preprocessing.targets(table)
-    scores = dict(rows=len(X), log_likelihood=float(np.mean(log_densities(run_, X, Y))))
+    table = checked_rows(args.run_dir, args.data, target_needed=True, drop_missing=args.drop_missing)
+    preprocessing = table.run.preprocessing
+    scores = _ClassificationScores() if preprocessing.is_classification else _RegressionScores(preprocessing)
+    progress = RowProgress("evaluating", total=table.usable)
+    for first_row, rows, X in table.batches():
+        Y = preprocessing.targets(rows, table.reader.name)
+        for chunk in predictive_chunks(table.run, X, first_row, Y):
+            scores.add(chunk, Y[chunk.rows])
+        progress(first_row + X.shape[0])
+    progress.close()
     stem = os.path.splitext(os.path.basename(args.data))[0]
     plot = args.plot or os.path.join(args.run_dir, f"calibration_{stem}.png")
-    title = f"{run_.config.model} on {table.name}"
-    if run_.preprocessing.is_classification:
-        scores.update(_classification_scores(run_, X, Y[:, 0].astype(int), plot, title))
-    else:
-        scores.update(_regression_scores(run_, X, table.columns[run_.preprocessing.target], plot, title))
-    width = max(len(name) for name in scores)
-    for name, value in scores.items():
+    results = dict(rows=table.usable, **scores.results())
+    scores.plot(plot, f"{table.run.config.model} on {table.reader.name}")
+    width = max(len(name) for name in results)
+    for name, value in results.items():
         print(f"{name:<{width}}  {value:.4f}" if isinstance(value, float) else f"{name:<{width}}  {value}")
     print(f"calibration plot: {plot}")
     return 0
 
 
-def _regression_scores(run_, X: np.ndarray, y: np.ndarray, plot: str, title: str) -> dict:
-    from gpflow_deep import metrics
-    from gpflow_deep.app.plots import calibration_plot
-    from gpflow_deep.app.table_predictions import predictive_chunks
-    from gpflow_deep.evaluation.calibration import central_interval_hits, mixture_cdf
+class _RegressionScores:
+    """Log-likelihood, RMSE, CRPS and interval coverage in original units, summed chunk by chunk."""
 
-    squared_errors, crps, hits, pit = [], [], [], []
-    for chunk in predictive_chunks(run_, X, on_chunk=RowProgress("evaluating", len(X))):
-        targets = y[chunk.rows]
-        squared_errors.append((chunk.mean - targets) ** 2)
-        crps.append(
-            metrics.crps(targets[:, None], chunk.means[..., None], chunk.variances[..., None], chunk.log_weights)
-        )
-        hits.append(central_interval_hits(CALIBRATION_LEVELS, targets, chunk.means, chunk.variances, chunk.log_weights))
-        pit.append(mixture_cdf(targets, chunk.means, chunk.variances, chunk.log_weights))
-    observed = np.concatenate(hits, axis=1).mean(axis=1)
-    calibration_plot(plot, CALIBRATION_LEVELS, observed, np.concatenate(pit), title)
-    return dict(
-        rmse=float(np.sqrt(np.mean(np.concatenate(squared_errors)))),
-        crps=float(np.mean(np.concatenate(crps))),
-        coverage_90=float(observed[CALIBRATION_LEVELS.index(COVERAGE_LEVEL)]),
-    )
+    def __init__(self, preprocessing):
+        from gpflow_deep.evaluation.accumulator import ScoreAccumulator
+
+        self.scale, self.shift = preprocessing.target_std, preprocessing.target_mean
+        self.scores = ScoreAccumulator(CALIBRATION_LEVELS)
+
+    def add(self, chunk, Y: np.ndarray) -> None:
+        """Score a chunk against its encoded targets ``Y: [n, 1]``."""
+        y = Y * self.scale + self.shift
+        self.scores.add(y, chunk.means, chunk.variances, chunk.log_weights, chunk.log_density)
+
+    def results(self) -> dict:
+        coverage = self.scores.coverage()[CALIBRATION_LEVELS.index(COVERAGE_LEVEL)]
+        return dict(**self.scores.scores(), coverage_90=float(coverage))
+
+    def plot(self, path: str, title: str) -> None:
+        from gpflow_deep.app.plots import calibration_plot
+
+        calibration_plot(path, CALIBRATION_LEVELS, self.scores.coverage(), self.scores.pit(), title)
 
 
-def _classification_scores(run_, X: np.ndarray, labels: np.ndarray, plot: str, title: str) -> dict:
-    from gpflow_deep.app.plots import reliability_plot
-    from gpflow_deep.app.table_predictions import predictive_chunks
+class _ClassificationScores:
+    """Log-likelihood and accuracy summed chunk by chunk; a sample of rows for the reliability plot."""
 
-    probabilities = np.concatenate(
-        [chunk.probabilities for chunk in predictive_chunks(run_, X, on_chunk=RowProgress("evaluating", len(X)))]
-    )
-    chosen = probabilities.argmax(axis=1)
-    correct = chosen == labels
-    reliability_plot(plot, probabilities.max(axis=1), correct, title)
-    return dict(accuracy=float(np.mean(correct)))
+    def __init__(self):
+        from gpflow_deep.evaluation.reservoir import Reservoir
+
+        self.rows, self.log_density, self.correct = 0, 0.0, 0
+        self.sample = Reservoir(PLOTTED_ROWS)
+
+    def add(self, chunk, Y: np.ndarray) -> None:
+        chosen = chunk.probabilities.argmax(axis=1)
+        correct = chosen == Y[:, 0].astype(int)
+        self.rows += len(correct)
+        self.log_density += float(np.sum(chunk.log_density))
+        self.correct += int(np.count_nonzero(correct))
+        self.sample.offer({"confidence": chunk.probabilities.max(axis=1), "correct": correct})
+
+    def results(self) -> dict:
+        return dict(log_likelihood=self.log_density / self.rows, accuracy=self.correct / self.rows)
+
+    def plot(self, path: str, title: str) -> None:
+        from gpflow_deep.app.plots import reliability_plot
+
+        sample = self.sample.sample
+        reliability_plot(path, sample["confidence"], sample["correct"], title)

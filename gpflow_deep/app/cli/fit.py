@@ -1,18 +1,24 @@
-"""``gpflow-deep fit``: train a model on a user's table and write a run directory."""
+"""``gpflow-deep fit``: train a model on a user's table and write a run directory.
+
+The table is read in batches: one pass learns the encoding and draws a bounded sample of rows to
+initialise the model from; small tables are then trained on in memory, large ones in minibatches
+read from disk epoch after epoch, so that memory does not grow with the number of rows.
+"""
 
 import argparse
 import logging
 import os
+import time
 
-import numpy as np
-
+from gpflow_deep.app.cli.fit_plan import IN_MEMORY_ROWS, plan_training
 from gpflow_deep.app.cli.parsing import CommandError, example_epilog, paragraph
-from gpflow_deep.app.tables import Preprocessing, missing_values_message, read_table, rows_with_missing
+from gpflow_deep.app.cli.progress import RowProgress
 from gpflow_deep.registry import LIKELIHOODS, MODEL_BUILDERS, available_models
 
 logger = logging.getLogger("gpflow_deep.app.cli")
 
 CHECKS_PER_RUN = 20  # held-out checks (and TensorBoard points) per run, every 10 to 100 steps
+SHUFFLE_ROWS = 100_000  # rows in the shuffle buffer of a table streamed from disk
 
 
 def register(commands, common: argparse.ArgumentParser) -> None:
@@ -24,11 +30,14 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         description=paragraph(
             "Train a deep GP on a table: numeric columns are standardised on the training rows, string "
             "columns one-hot encoded, and RUN_DIR receives the trained model, its configuration, the "
-            "preprocessing and TensorBoard logs (RUN_DIR/logs)."
+            "preprocessing and TensorBoard logs (RUN_DIR/logs). Tables of up to "
+            f"{IN_MEMORY_ROWS:,} training rows are trained on in memory, in full batch by default; larger "
+            "ones in minibatches read from disk, so memory does not grow with the table."
         ),
         epilog=example_epilog(
             "gpflow-deep fit houses.csv --target price --out runs/houses",
             "gpflow-deep fit iris.csv --target species --likelihood multiclass --validation-fraction 0.2 --out iris",
+            "gpflow-deep fit big.csv --target y --out runs/big --time-budget 30m",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -37,8 +46,22 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="RUN_DIR", help="a new directory for the trained run")
     parser.add_argument("--model", default="deep_gp", choices=models, help="(default: %(default)s)")
     parser.add_argument("--layers", type=int, default=2, help="number of GP layers (default: %(default)s)")
-    parser.add_argument("--iterations", type=int, default=2000, help="training steps (default: %(default)s)")
-    parser.add_argument("--batch-size", type=int, default=None, help="minibatch size (default: full batch)")
+    length = parser.add_mutually_exclusive_group()
+    length.add_argument("--iterations", type=int, default=None, help="training steps (default: 2000)")
+    length.add_argument("--epochs", type=float, default=None, help="passes over the training rows")
+    parser.add_argument(
+        "--time-budget",
+        default=None,
+        metavar="DURATION",
+        help="stop training after this long, e.g. 600, 90s, 10m, 2h (alone: train until then)",
+    )
+    parser.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        help=f"minibatch size (default: full batch up to {IN_MEMORY_ROWS:,} training rows; above, 10,000, "
+        "or 1,000 for dspp)",
+    )
     parser.add_argument("--learning-rate", type=float, default=0.01, help="Adam's step size (default: %(default)s)")
     parser.add_argument(
         "--likelihood",
@@ -62,26 +85,49 @@ def register(commands, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from gpflow_deep.app.tables import TableReader, learn_table
+    from gpflow_deep.app.tables.stream import encoded
+
     _check_options(args)
-    table = read_table(args.data)
-    if args.target not in table.columns:
-        raise CommandError(f"{table.name} has no column {args.target!r} (columns: {', '.join(table.columns)})")
-    message = missing_values_message(table, list(table.columns))
-    if message is not None:
-        if not args.drop_missing:
-            raise CommandError(f"{message}; fix them or pass --drop-missing")
-        table = table.rows(~rows_with_missing(table, list(table.columns))[0])
-        print(message.replace(" have missing values", " had missing values and were dropped"))
-        if table.num_rows == 0:
-            raise CommandError("no rows left after dropping those with missing values")
-
-    training_rows, held_out_rows = _split(table.num_rows, args.validation_fraction, args.seed)
-    preprocessing = Preprocessing.fit(table.rows(training_rows), args.target, args.likelihood, all_rows=table)
-    X, Y = preprocessing.inputs(table), preprocessing.targets(table)
+    reader = TableReader(args.data)
+    if args.target not in reader.columns:
+        raise CommandError(f"{reader.name} has no column {args.target!r} (columns: {', '.join(reader.columns)})")
+    began = time.perf_counter()
+    progress = RowProgress(f"reading {reader.name}", fraction=lambda: reader.fraction_read)
+    table = learn_table(
+        reader,
+        args.target,
+        args.likelihood,
+        validation_fraction=args.validation_fraction,
+        seed=args.seed,
+        sample_rows=IN_MEMORY_ROWS,
+        on_batch=progress,
+    )
+    progress.close()
+    _check_rows(args, table, reader.name)
+    preprocessing = table.preprocessing
+    print(
+        f"read {reader.name}: {table.rows:,} rows, {len(preprocessing.features)} input columns, "
+        f"{len(preprocessing.encoded_names)} inputs once encoded, in {time.perf_counter() - began:.1f} s"
+    )
     logger.info("inputs: %s", ", ".join(preprocessing.encoded_names))
+    plan = plan_training(args, table.training_rows)
+    print(plan.describe(args.model, batch_given=args.batch_size is not None))
+    X_sample, Y_sample = encoded(table.sample, preprocessing, reader.name)
+    held_out = encoded(table.held_out_sample, preprocessing, reader.name)
+    if held_out is not None:
+        print(
+            f"early stopping: {table.held_out_rows:,} rows held out, {len(held_out[0]):,} of them scored at each check"
+        )
+    model, config = _initialised_model(args, table, X_sample, Y_sample)
+    data = (X_sample, Y_sample) if not plan.streamed else _streamed(reader, table, args, plan.batch_size, X_sample)
+    result = _train(args, model, data, plan, held_out, config)
+    _save(args, config, preprocessing, model, result, table)
+    return 0
 
-    from gpflow_deep import training
-    from gpflow_deep.app.run_directory import LOG_DIR, RunConfig, save_run
+
+def _initialised_model(args, table, X_sample, Y_sample):
+    from gpflow_deep.app.run_directory import RunConfig
 
     config = RunConfig(
         model=args.model,
@@ -89,35 +135,64 @@ def run(args: argparse.Namespace) -> int:
         num_layers=args.layers,
         likelihood=args.likelihood,
         seed=args.seed,
-        num_classes=len(preprocessing.labels) if args.likelihood == "multiclass" else None,
-        training=dict(
-            iterations=args.iterations,
-            batch_size=args.batch_size,
-            learning_rate=args.learning_rate,
-            validation_fraction=args.validation_fraction,
-            patience=args.patience if len(held_out_rows) else None,
-        ),
+        num_data=table.training_rows,
+        sample_shape=list(X_sample.shape),
+        num_classes=len(table.preprocessing.labels) if args.likelihood == "multiclass" else None,
     )
-    X_train, Y_train = X[training_rows], Y[training_rows]
-    model = config.build(X_train, Y_train)
-    held_out = (X[held_out_rows], Y[held_out_rows]) if len(held_out_rows) else None
-    print(
-        f"training {args.model} ({args.layers} layers, {args.likelihood} likelihood) on {len(training_rows)} rows "
-        f"and {X.shape[1]} inputs" + (f", {len(held_out_rows)} rows held out for early stopping" if held_out else "")
+    began = time.perf_counter()
+    if len(X_sample) < table.training_rows:
+        what = f"a random sample of {len(X_sample):,} of the {table.training_rows:,} training rows"
+    else:
+        what = f"all {table.training_rows:,} training rows"
+    print(f"initialising {args.model} ({args.layers} layers, {args.likelihood} likelihood) from {what}", flush=True)
+    model = config.build(X_sample, Y_sample)
+    print(f"initialised in {time.perf_counter() - began:.1f} s")
+    return model, config
+
+
+def _streamed(reader, table, args, batch_size: int, X_sample):
+    from gpflow_deep.app.tables.stream import training_chunks
+    from gpflow_deep.training.chunks import chunk_dataset
+
+    def read_chunks():
+        return training_chunks(reader, table.preprocessing, args.validation_fraction, args.seed)
+
+    shuffle_rows = max(SHUFFLE_ROWS, 2 * batch_size)
+    return chunk_dataset(read_chunks, X_sample.shape[1], 1, batch_size, shuffle_rows=shuffle_rows, seed=args.seed)
+
+
+def _train(args, model, data, plan, held_out, config):
+    from gpflow_deep import training
+    from gpflow_deep.app.run_directory import LOG_DIR
+
+    config.training = dict(
+        iterations=plan.iterations,
+        time_budget=plan.time_budget,
+        batch_size=plan.batch_size,
+        learning_rate=args.learning_rate,
+        validation_fraction=args.validation_fraction,
+        patience=args.patience if held_out is not None else None,
     )
-    result = training.fit(
+    monitor_every = 100 if plan.iterations is None else max(10, min(100, plan.iterations // CHECKS_PER_RUN))
+    return training.fit(
         model,
-        (X_train, Y_train),
-        args.iterations,
-        batch_size=args.batch_size,
+        data,
+        plan.iterations,
+        batch_size=None if plan.streamed else plan.batch_size,
         learning_rate=args.learning_rate,
         seed=args.seed,
         log_dir=os.path.join(args.out, LOG_DIR),
-        monitor_every=max(10, min(100, args.iterations // CHECKS_PER_RUN)),
+        monitor_every=monitor_every,
         validation_data=held_out,
         patience=config.training["patience"],
         progress=True,
+        time_budget=plan.time_budget,
     )
+
+
+def _save(args, config, preprocessing, model, result, table) -> None:
+    from gpflow_deep.app.run_directory import LOG_DIR, save_run
+
     summary = dict(
         iterations=result.iterations,
         seconds=result.seconds,
@@ -125,38 +200,46 @@ def run(args: argparse.Namespace) -> int:
         final_objective=float(result.objectives[-1]),
         best_iteration=result.best_iteration,
         held_out_log_density=max(score for _, score in result.validation) if result.validation else None,
-        training_rows=len(training_rows),
-        held_out_rows=len(held_out_rows),
+        rows=table.rows,
+        dropped_rows=table.missing_rows,
+        training_rows=table.training_rows,
+        held_out_rows=table.held_out_rows,
         inputs=preprocessing.encoded_names,
     )
-    save_run(args.out, config, preprocessing, X_train, Y_train, model, summary)
+    save_run(args.out, config, preprocessing, model, summary)
     stopped = f", best held-out check at step {result.best_iteration}" if result.best_iteration else ""
     print(f"trained {result.iterations} steps in {result.seconds:.1f} s{stopped}")
     print(f"run directory: {os.path.abspath(args.out)}")
     print(f"TensorBoard: tensorboard --logdir {os.path.join(args.out, LOG_DIR)}")
-    return 0
+
+
+def _check_rows(args, table, name: str) -> None:
+    """Missing values refused (or reported as dropped), and enough rows left to train and hold out."""
+    missing = table.missing_message(name)
+    if missing is not None:
+        if not args.drop_missing:
+            raise CommandError(f"{missing}; fix them or pass --drop-missing")
+        print(missing.replace(" have missing values", " had missing values and were dropped"))
+        if table.rows == table.missing_rows:
+            raise CommandError("no rows left after dropping those with missing values")
+    if args.validation_fraction > 0 and table.held_out_rows == 0:
+        raise CommandError(f"--validation-fraction {args.validation_fraction} of {table.rows} rows holds out no row")
+    if table.training_rows < 2:
+        raise CommandError(f"too few rows to train on: {table.training_rows}")
 
 
 def _check_options(args: argparse.Namespace) -> None:
-    for name in ("layers", "iterations", "patience"):
+    for name in ("layers", "patience"):
         if getattr(args, name) < 1:
             raise CommandError(f"--{name} must be at least 1, got {getattr(args, name)}")
-    if args.batch_size is not None and args.batch_size < 1:
-        raise CommandError(f"--batch-size must be at least 1, got {args.batch_size}")
+    for name in ("iterations", "batch_size"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            raise CommandError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.epochs is not None and not args.epochs > 0:
+        raise CommandError(f"--epochs must be positive, got {args.epochs}")
     if not 0.0 <= args.validation_fraction < 1.0:
         raise CommandError(f"--validation-fraction must be in [0, 1), got {args.validation_fraction}")
     if args.learning_rate <= 0:
         raise CommandError(f"--learning-rate must be positive, got {args.learning_rate}")
     if os.path.exists(args.out) and (not os.path.isdir(args.out) or os.listdir(args.out)):
         raise CommandError(f"{args.out} already exists and is not empty; choose a new --out")
-
-
-def _split(num_rows: int, fraction: float, seed: int):
-    """Training and held-out row indices, the held-out ones a random ``fraction`` of the rows."""
-    order = np.random.default_rng(seed).permutation(num_rows)
-    held_out = int(round(fraction * num_rows))
-    if fraction > 0 and held_out == 0:
-        raise CommandError(f"--validation-fraction {fraction} of {num_rows} rows holds out no row")
-    if num_rows - held_out < 2:
-        raise CommandError(f"too few rows to train on: {num_rows - held_out}")
-    return np.sort(order[held_out:]), np.sort(order[:held_out])

@@ -1,12 +1,11 @@
-"""``gpflow-deep predict``: predictions of a trained run on new rows, written as CSV."""
+"""``gpflow-deep predict``: predictions of a trained run on new rows, written as CSV batch by batch."""
 
 import argparse
-import csv
 import os
 
 from gpflow_deep.app.cli.parsing import example_epilog, paragraph
 from gpflow_deep.app.cli.progress import RowProgress
-from gpflow_deep.app.cli.rows import load_rows
+from gpflow_deep.app.cli.rows import checked_rows
 
 INTERVAL_LEVEL = 0.9  # the central interval written: the 5% and 95% quantiles
 
@@ -20,7 +19,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
             "Predict the rows of DATA (same columns as in training; the target column may be there and "
             "is ignored). Regression: mean, standard deviation and the 5% and 95% quantiles of the "
             "predictive mixture, in the target's units. Classification: the predicted label and the "
-            "probability of every class."
+            "probability of every class. The file is read and written in batches, so memory does not "
+            "grow with its length."
         ),
         epilog=example_epilog("gpflow-deep predict runs/houses new_houses.csv --out predictions.csv"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -32,28 +32,47 @@ def register(commands, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gpflow_deep.app.table_predictions import predictive_chunks
-    from gpflow_deep.evaluation.calibration import central_interval
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
 
-    run_, table, X = load_rows(args.run_dir, args.data, target_needed=False, drop_missing=False)
-    preprocessing = run_.preprocessing
-    if preprocessing.is_classification:
-        header = ["predicted"] + [f"probability_{label}" for label in preprocessing.labels]
-    else:
-        header = ["mean", "std", "q05", "q95"]
-    directory = os.path.dirname(os.path.abspath(args.out))
-    os.makedirs(directory, exist_ok=True)
-    with open(args.out, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(header)
-        for chunk in predictive_chunks(run_, X, on_chunk=RowProgress("predicting", len(X))):
-            if preprocessing.is_classification:
-                for probabilities in chunk.probabilities:
-                    label = preprocessing.labels[int(probabilities.argmax())]
-                    writer.writerow([label] + [f"{p:.6g}" for p in probabilities])
-            else:
-                lower, upper = central_interval(INTERVAL_LEVEL, chunk.means, chunk.variances, chunk.log_weights)
-                for row in zip(chunk.mean, chunk.std, lower, upper):
-                    writer.writerow([f"{value:.8g}" for value in row])
-    print(f"wrote {len(X)} predictions to {args.out}")
+    from gpflow_deep.app.table_predictions import predictive_chunks
+
+    table = checked_rows(args.run_dir, args.data, target_needed=False, drop_missing=False)
+    labels = table.run.preprocessing.labels
+    header = ["predicted"] + [f"probability_{label}" for label in labels] if labels else ["mean", "std", "q05", "q95"]
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    progress = RowProgress("predicting", total=table.usable)
+    with pa.OSFile(args.out, "wb") as sink:
+        sink.write((",".join(header) + "\n").encode())
+        writer = None
+        for first_row, _, X in table.batches():
+            for chunk in predictive_chunks(table.run, X, first_row):
+                batch = pa.record_batch(_columns(chunk, labels), names=header)
+                if writer is None:
+                    writer = pa_csv.CSVWriter(
+                        sink, batch.schema, write_options=pa_csv.WriteOptions(include_header=False)
+                    )
+                writer.write_batch(batch)
+            progress(first_row + X.shape[0])
+        if writer is not None:
+            writer.close()
+    progress.close()
+    print(f"wrote {table.usable} predictions to {args.out}")
     return 0
+
+
+def _columns(chunk, labels) -> list:
+    """The output columns of a chunk: mean, std and the 5% and 95% quantiles (in the target's
+    units), or the predicted label and every class's probability. Numbers are written in full
+    (the shortest text that reads back as the same float64)."""
+    import pyarrow as pa
+
+    from gpflow_deep.evaluation.calibration import central_interval
+    from gpflow_deep.evaluation.moments import mixture_mean_and_std
+
+    if labels:
+        probabilities = chunk.probabilities
+        return [pa.array([labels[i] for i in probabilities.argmax(axis=1)])] + list(probabilities.T)
+    means, variances = chunk.means[..., 0], chunk.variances[..., 0]
+    mean, std = mixture_mean_and_std(means, variances, chunk.log_weights)
+    return [mean, std, *central_interval(INTERVAL_LEVEL, means, variances, chunk.log_weights)]

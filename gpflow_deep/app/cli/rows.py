@@ -1,29 +1,75 @@
-"""The rows of a table that a restored run predicts or is scored on."""
+"""The rows of a table that a restored run predicts or is scored on, checked in one pass before
+any output is written."""
 
-from typing import Tuple
+from dataclasses import dataclass
+from typing import Iterator, List, Tuple
 
 import numpy as np
 
 from gpflow_deep.app.cli.parsing import CommandError
-from gpflow_deep.app.tables import Table, missing_values_message, read_table, rows_with_missing
+from gpflow_deep.app.cli.progress import RowProgress
+from gpflow_deep.app.tables import Rows, TableReader
 
 
-def load_rows(run_dir: str, data: str, target_needed: bool, drop_missing: bool) -> Tuple[object, Table, np.ndarray]:
-    """The run restored from ``run_dir``, the table ``data`` (rows with missing values dropped if
-    ``drop_missing``, refused otherwise) and its model inputs."""
+@dataclass
+class CheckedRows:
+    """A table a run can read: every used column present and typed as in training, every value
+    one the encoding knows. ``usable`` rows have all the ``columns`` used."""
+
+    run: object
+    reader: TableReader
+    columns: List[str]
+    usable: int
+    with_target: bool
+
+    def batches(self) -> Iterator[Tuple[int, Rows, np.ndarray]]:
+        """``(first_row, rows, X)``: each batch's usable rows, the position of the first among the
+        usable rows of the file, and their encoded inputs ``[n, D]``."""
+        from gpflow_deep.app.tables.stream import usable_rows
+
+        for first_row, rows in usable_rows(self.reader, self.columns):
+            if rows.num_rows:
+                yield first_row, rows, self.run.preprocessing.inputs(rows, self.reader.name)
+
+
+def checked_rows(run_dir: str, data: str, target_needed: bool, drop_missing: bool) -> CheckedRows:
+    """The run restored from ``run_dir`` and the table ``data``, read once to check it: rows with
+    missing values are refused, or skipped if ``drop_missing``; unknown categories and text in a
+    numeric column are refused."""
     from gpflow_deep.app.run_directory import load_run
 
-    table = read_table(data)
     run = load_run(run_dir)
-    run.preprocessing.check_columns(table, target_needed)
-    used = run.preprocessing.input_columns + ([run.preprocessing.target] if target_needed else [])
-    message = missing_values_message(table, used)
-    if message is not None:
-        if not drop_missing:
-            hint = "; fix them or pass --drop-missing" if target_needed else "; fill them in first"
-            raise CommandError(message + hint)
-        table = table.rows(~rows_with_missing(table, used)[0])
-        print(message.replace(" have missing values", " had missing values and were dropped"))
-        if table.num_rows == 0:
-            raise CommandError("no rows left after dropping those with missing values")
-    return run, table, run.preprocessing.inputs(table)
+    preprocessing = run.preprocessing
+    reader = TableReader(data, kinds=preprocessing.column_kinds(with_target=target_needed))
+    preprocessing.check_columns(reader.name, reader.columns, target_needed)
+    columns = preprocessing.input_columns + ([preprocessing.target] if target_needed else [])
+    progress = RowProgress("checking", fraction=lambda: reader.fraction_read)
+    total, usable, missing = 0, 0, dict.fromkeys(columns, 0)
+    for batch in reader.batches(columns):
+        gone = np.zeros(batch.num_rows, dtype=bool)
+        for column in columns:
+            column_gone = batch.missing(column)
+            missing[column] += int(np.count_nonzero(column_gone))
+            gone |= column_gone
+        rows = batch.select(~gone)
+        preprocessing.inputs(rows, reader.name)
+        if target_needed:
+            preprocessing.targets(rows, reader.name)
+        total += batch.num_rows
+        usable += rows.num_rows
+        progress(total)
+    progress.close()
+    _check_missing(reader.name, [c for c in columns if missing[c]], total, usable, target_needed, drop_missing)
+    return CheckedRows(run, reader, columns, usable, target_needed)
+
+
+def _check_missing(name: str, affected: List[str], total: int, usable: int, target_needed: bool, drop: bool) -> None:
+    if usable == total:
+        return
+    message = f"{name}: {total - usable} of {total} rows have missing values (columns: {', '.join(affected)})"
+    if not drop:
+        hint = "; fix them or pass --drop-missing" if target_needed else "; fill them in first"
+        raise CommandError(message + hint)
+    print(message.replace(" have missing values", " had missing values and were dropped"))
+    if usable == 0:
+        raise CommandError("no rows left after dropping those with missing values")

@@ -73,8 +73,31 @@ def test_ragged_csv_line(capsys, tmp_path):
 
 
 def test_unknown_option(capsys, table):
+    message = one_line_error(capsys, fit(table, "--shuffle", "3"), code=2)
+    assert message.startswith("gpflow-deep fit: error: unrecognized arguments: --shuffle 3")
+
+
+def test_iterations_and_epochs_together(capsys, table):
     message = one_line_error(capsys, fit(table, "--epochs", "3"), code=2)
-    assert message.startswith("gpflow-deep fit: error: unrecognized arguments: --epochs 3")
+    assert "--epochs: not allowed with argument --iterations" in message
+
+
+def test_bad_time_budget(capsys, tmp_path, table):
+    arguments = ["fit", table, "--target", "price", "--out", str(tmp_path / "r"), "--time-budget", "soon"]
+    assert "--time-budget: 'soon' is not a positive duration" in one_line_error(capsys, arguments)
+
+
+def test_text_after_numbers_in_a_prediction_file(capsys, tmp_path, run_dir):
+    data = write_csv(tmp_path / "typo.csv", ["x", "size", "colour"], [["1", "2", "red"], ["1", "two", "red"]])
+    message = one_line_error(capsys, ["predict", run_dir, data, "--out", str(tmp_path / "p.csv")])
+    assert message.endswith("typo.csv: column 'size' was numeric in training, has 'two'")
+    assert not (tmp_path / "p.csv").exists(), "nothing is written before the file is checked"
+
+
+def test_missing_values_in_a_prediction_file(capsys, tmp_path, run_dir):
+    data = write_csv(tmp_path / "gaps.csv", ["x", "size", "colour"], [["1", "2", "red"], ["1", "", "red"]])
+    message = one_line_error(capsys, ["predict", run_dir, data, "--out", str(tmp_path / "p.csv")])
+    assert message.endswith("gaps.csv: 1 of 2 rows have missing values (columns: size); fill them in first")
 
 
 def test_unknown_model(capsys, table):

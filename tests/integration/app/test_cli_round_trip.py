@@ -39,10 +39,17 @@ def test_fit_writes_a_complete_run_directory(regression_run):
     assert colour == {"name": "colour", "kind": "categorical", "categories": ["blue", "green", "red"]}
     assert 90 < preprocessing["target_mean"] < 115 and preprocessing["target_std"] > 1
     summary = json.loads((run_dir / "training.json").read_text())
-    assert summary["training_rows"] == 30 and summary["held_out_rows"] == 10
+    assert summary["training_rows"] + summary["held_out_rows"] == 40 and 4 <= summary["held_out_rows"] <= 16
     assert summary["inputs"] == ["x", "size", "colour=blue", "colour=green", "colour=red"]
+    assert config["num_data"] == summary["training_rows"] and config["sample_shape"] == [summary["training_rows"], 5]
     assert list((run_dir / "logs").iterdir()), "TensorBoard events are written"
-    assert np.load(run_dir / "training_arrays.npz")["X"].shape == (30, 5)
+    assert sorted(path.name for path in run_dir.iterdir()) == [
+        "config.json",
+        "logs",
+        "parameters",
+        "preprocessing.json",
+        "training.json",
+    ], "the model, its encoding and configuration: no training data"
 
 
 def test_predict_writes_mixture_intervals_in_original_units(regression_run, tmp_path, capsys):

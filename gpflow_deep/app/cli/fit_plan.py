@@ -1,0 +1,80 @@
+"""What ``gpflow-deep fit`` trains on and for how long, from its options and the table's size:
+full batch in memory for small tables, minibatches streamed from disk for large ones, and a length
+in iterations, epochs or wall time."""
+
+import argparse
+import math
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from gpflow_deep.app.cli.parsing import CommandError
+
+IN_MEMORY_ROWS = 10_000
+"""Training tables up to this many rows are held in memory and trained on in full batch by default;
+larger ones are streamed from disk in minibatches. Also the size of the sample the model is
+initialised from."""
+
+DEFAULT_MINIBATCH = 10_000  # rows per step on large tables (the DSVI paper's batch on its largest data)
+MODEL_MINIBATCH = {"dspp": 1_000}  # the DSPP paper's 1,000-2,000 rows
+DEFAULT_ITERATIONS = 2000
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*(s|m|min|h)?\s*$")
+_SECONDS = {None: 1, "s": 1, "m": 60, "min": 60, "h": 3600}
+
+
+@dataclass
+class TrainingPlan:
+    """``batch_size`` rows per step (None: all ``training_rows``), ``iterations`` steps (None:
+    until ``time_budget`` seconds have passed), ``streamed`` from disk or held in memory."""
+
+    training_rows: int
+    batch_size: Optional[int]
+    iterations: Optional[int]
+    time_budget: Optional[float]
+    streamed: bool
+
+    def describe(self, model: str, batch_given: bool) -> str:
+        """The plan in one line, saying which choices are defaults."""
+        rows = self.batch_size or self.training_rows
+        if self.batch_size is None:
+            batches = f"full batch ({self.training_rows:,} rows per step"
+        else:
+            batches = f"minibatches of {self.batch_size:,} rows ({self.training_rows:,} training rows"
+        batches += ", read from disk)" if self.streamed else ", in memory)"
+        if not batch_given:
+            batches += f" [default for {model} on {'more than' if self.streamed else 'up to'} {IN_MEMORY_ROWS:,} rows]"
+        length = []
+        if self.iterations is not None:
+            epochs = self.iterations * rows / self.training_rows
+            length.append(f"{self.iterations:,} iterations ({epochs:.3g} epochs)")
+        if self.time_budget is not None:
+            length.append(f"at most {self.time_budget:,.0f} s")
+        return f"training: {batches}, {', '.join(length)}"
+
+
+def plan_training(args: argparse.Namespace, training_rows: int) -> TrainingPlan:
+    """The plan of ``fit``'s options (``batch_size``, ``iterations``, ``epochs``, ``time_budget``)
+    for a table of ``training_rows`` rows."""
+    streamed = training_rows > IN_MEMORY_ROWS
+    batch_size = args.batch_size
+    if batch_size is None and streamed:
+        batch_size = MODEL_MINIBATCH.get(args.model, DEFAULT_MINIBATCH)
+    if batch_size is not None and batch_size >= training_rows:
+        batch_size = None if not streamed else training_rows
+    time_budget = parse_duration(args.time_budget) if args.time_budget is not None else None
+    if args.epochs is not None:
+        steps_per_epoch = training_rows // batch_size if batch_size else 1
+        iterations = max(1, math.ceil(args.epochs * steps_per_epoch))
+    elif args.iterations is not None:
+        iterations = args.iterations
+    else:
+        iterations = None if time_budget is not None else DEFAULT_ITERATIONS
+    return TrainingPlan(training_rows, batch_size, iterations, time_budget, streamed)
+
+
+def parse_duration(text: str) -> float:
+    """Seconds from ``"600"``, ``"90s"``, ``"10m"`` (or ``"10min"``) or ``"2h"``."""
+    match = _DURATION.match(text)
+    if match is None or float(match.group(1)) <= 0:
+        raise CommandError(f"--time-budget: {text!r} is not a positive duration (e.g. 600, 90s, 10m, 2h)")
+    return float(match.group(1)) * _SECONDS[match.group(2)]

@@ -1,0 +1,126 @@
+"""How a table's rows become model inputs ``X`` and targets ``Y``: numeric columns standardised,
+text columns one-hot encoded with their categories saved, regression targets standardised, class
+labels mapped to 0…K−1. A :class:`Preprocessing` is plain data that round-trips through JSON, so
+that a run directory applies it again to new rows, batch by batch."""
+
+from dataclasses import asdict, dataclass, field
+from typing import List, Optional, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from gpflow_deep.app.tables.rows import NUMERIC, TEXT, Rows, TableError
+from gpflow_deep.registry import CLASSIFICATION_LIKELIHOODS
+
+
+def label_text(value) -> str:
+    """A class label as text: numbers without a trailing ``.0``."""
+    if isinstance(value, (float, np.floating)):
+        return str(int(value)) if float(value).is_integer() else repr(float(value))
+    return str(value)
+
+
+@dataclass
+class Preprocessing:
+    """How a table becomes model inputs ``X`` and targets ``Y``, learned from training rows.
+
+    :ivar target: the target column.
+    :ivar likelihood: the likelihood's name (:data:`~gpflow_deep.registry.LIKELIHOODS`).
+    :ivar features: per input column, in order: ``{"name", "kind": "numeric", "mean", "std"}`` or
+        ``{"name", "kind": "categorical", "categories"}``.
+    :ivar target_mean: the mean subtracted from a Gaussian or Student-t target.
+    :ivar target_std: the standard deviation a Gaussian or Student-t target is divided by.
+    :ivar labels: class labels (as text) in the order of the classes 0…K−1.
+    """
+
+    target: str
+    likelihood: str
+    features: List[dict] = field(default_factory=list)
+    target_mean: float = 0.0
+    target_std: float = 1.0
+    labels: Optional[List[str]] = None
+
+    @property
+    def input_columns(self) -> List[str]:
+        """The columns of the table the model reads, in order."""
+        return [feature["name"] for feature in self.features]
+
+    @property
+    def encoded_names(self) -> List[str]:
+        """One name per model input: the column, or ``column=category`` for one-hot columns."""
+        names = []
+        for feature in self.features:
+            if feature["kind"] == "numeric":
+                names.append(feature["name"])
+            else:
+                names += [f"{feature['name']}={category}" for category in feature["categories"]]
+        return names
+
+    @property
+    def is_classification(self) -> bool:
+        return self.likelihood in CLASSIFICATION_LIKELIHOODS
+
+    def column_kinds(self, with_target: bool) -> dict:
+        """``{column: "numeric" | "text"}`` the inputs (and a regression target) must have in a table."""
+        kinds = {feature["name"]: NUMERIC if feature["kind"] == "numeric" else TEXT for feature in self.features}
+        if with_target and not self.is_classification:
+            kinds[self.target] = NUMERIC
+        return kinds
+
+    def check_columns(self, table_name: str, columns: Sequence[str], target_needed: bool) -> None:
+        """A table of ``columns`` has exactly the training columns (the target too if
+        ``target_needed``; the target may be there otherwise)."""
+        expected = self.input_columns + [self.target]
+        lacking = [column for column in self.input_columns if column not in columns]
+        if target_needed and self.target not in columns:
+            lacking.append(self.target)
+        if lacking:
+            raise TableError(f"{table_name} lacks columns the model was trained on: {', '.join(lacking)}")
+        unknown = [column for column in columns if column not in expected]
+        if unknown:
+            raise TableError(f"{table_name} has columns the model was not trained on: {', '.join(unknown)}")
+
+    def inputs(self, rows: Rows, table_name: str) -> np.ndarray:
+        """``[n, D]`` float64 model inputs of the rows (which have no missing values)."""
+        parts = []
+        for feature in self.features:
+            values = rows.columns[feature["name"]]
+            if feature["kind"] == "numeric":
+                parts.append(((values - feature["mean"]) / feature["std"])[:, None])
+            else:
+                index = _category_index(values, feature["categories"], f"{table_name}: column {feature['name']!r}")
+                parts.append(np.eye(len(feature["categories"]))[index])
+        return np.concatenate(parts, axis=1)
+
+    def targets(self, rows: Rows, table_name: str) -> np.ndarray:
+        """``[n, 1]`` model targets: standardised values, counts, or class indices."""
+        values = rows.columns[self.target]
+        if self.is_classification:
+            where = f"{table_name}: target {self.target!r}"
+            return _category_index(label_texts(values), self.labels, where, "labels").astype(float)[:, None]
+        return ((values - self.target_mean) / self.target_std)[:, None]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Preprocessing":
+        return cls(**data)
+
+
+def label_texts(values) -> pa.Array:
+    """Class labels as text: a text column as it is, numbers through :func:`label_text`."""
+    if not isinstance(values, np.ndarray):
+        return values
+    distinct, index = np.unique(values, return_inverse=True)
+    return pa.array(np.array([label_text(value) for value in distinct], dtype=object)[index.reshape(-1)])
+
+
+def _category_index(values: pa.Array, categories: List[str], where: str, what: str = "categories") -> np.ndarray:
+    """``[n]`` the index of each value among ``categories``; an error naming the values not among them."""
+    index = pc.index_in(values, value_set=pa.array(categories, pa.string()))
+    if index.null_count:
+        unseen = pc.unique(pc.drop_null(pc.filter(values, pc.is_null(index)))).to_pylist()
+        raise TableError(f"{where} has {what} not seen in training: {', '.join(sorted(unseen))}")
+    return index.to_numpy(zero_copy_only=False)
