@@ -35,6 +35,7 @@ setup(
         "numpy",
         "scipy",
         "matplotlib",
+        "pyarrow>=14,<26",  # tables read in batches; pyarrow 26 needs NumPy 2, GPflow 2.11 needs NumPy < 2
     ],
     extras_require={
         "test": [
