@@ -1,92 +1,96 @@
 """``build_aep_dgp``: an approximate-EP deep GP with the public code's setup, from data."""
 
-from typing import Optional
+from dataclasses import dataclass
 
 import gpflow
 import numpy as np
-from gpflow.likelihoods import Likelihood
 
-from gpflow_deep.builders.initialisation import adapted_size, initial_inducing_inputs, training_arrays
-from gpflow_deep.builders.stack import KernelFactory, plan_stack, rbf_factory
-from gpflow_deep.core.validation import check_positive_int, check_targets
+from gpflow_deep.builders.configuration import Presets, configure
+from gpflow_deep.builders.preparation import prepare_data
+from gpflow_deep.builders.stack import LayerPlan, StackFields, plan_from_data
 from gpflow_deep.layers import AEPLayer
 from gpflow_deep.models.aep_dgp import AEPDGP
 
 PUBLIC_CODE_NUM_INDUCING = 100
 
 
-def build_aep_dgp(
-    X: np.ndarray,
-    Y: np.ndarray,
-    num_layers: int = 2,
-    *,
-    likelihood: Optional[Likelihood] = None,
-    num_inducing: Optional[int] = None,
-    hidden_width: Optional[int] = None,
-    kernel_factory: Optional[KernelFactory] = None,
-    kernel_variance: float = 2.0,
-    lengthscale: float = 2.0,
-    noise_variance: float = 0.01,
-    inner_posterior_std: float = 0.01,
-    num_samples: int = 20,
-    num_prediction_samples: int = 100,
-    propagation: str = "monte_carlo",
-    inducing_inputs: Optional[np.ndarray] = None,
-    seed: int = 0,
-) -> AEPDGP:
-    """An ``AEPDGP`` of ``num_layers`` ``AEPLayer`` s, set up as the public AEP-MCM code does
-    where it says (otherwise as ``build_deep_gp``, for a like-for-like comparison):
+@dataclass(frozen=True)
+class AEPDGPConfig(StackFields, Presets):
+    """The choices of ``build_aep_dgp``: the inducing inputs and kernels of :class:`StackFields`
+    (as ``build_deep_gp``'s, for a like-for-like comparison; moment matching needs RBF kernels)
+    and the fields below, the public AEP-MCM code's. They are the defaults, so ``.paper()`` and
+    ``.default()`` agree. A field left None is decided from the data.
 
-    - M = ``num_inducing`` k-means inducing inputs (by default 100, or N for fewer training
-      points), carried through the linear means;
-    - inner layers of width min(30, D) with fixed linear means (identity or PCA), the last layer
-      with a zero mean (``builders.stack.plan_stack``);
-    - RBF-ARD kernels of variance ``kernel_variance`` and lengthscales ``lengthscale``; any kernel
-      through ``kernel_factory(layer_index, input_width)`` (moment matching needs RBF);
-    - inter-layer noise of variance ``noise_variance`` (0.01) on inner layers, learned; a Gaussian
-      likelihood of variance 0.01 unless ``likelihood`` is given (Bernoulli, MultiClass, Poisson…);
-    - sites with γ = 0 and R = I on the last layer (q = N(0, I/2), whitened) and R = rI on inner
-      layers, r chosen so that q has standard deviation ``inner_posterior_std``: nearly
-      deterministic inner layers at the start, as in Salimbeni & Deisenroth (2017);
-    - S = ``num_samples`` (20) Monte Carlo paths for training, ``num_prediction_samples`` (100)
-      for predictions, or ``propagation="moment_matching"``.
+    :ivar noise_variance: the inter-layer noise variance on inner layers, learned.
+    :ivar inner_posterior_std: in (0, 1): inner layers' sites R = rI with r such that q has this
+        standard deviation (nearly deterministic inner layers); the last layer's sites have
+        γ = 0 and R = I.
+    :ivar likelihood_variance: the Gaussian likelihood's initial variance, when no likelihood is given.
+    :ivar num_samples: S, the Monte Carlo paths per training step.
+    :ivar num_prediction_samples: the paths for predictions.
+    :ivar propagation: ``"monte_carlo"`` or ``"moment_matching"`` (Bui et al.).
     """
-    num_layers = check_positive_int("num_layers", num_layers)
-    X, Y = training_arrays(X, Y)
-    N, D = X.shape
-    if not 0 < inner_posterior_std < 1:
-        raise ValueError(f"inner_posterior_std must lie in (0, 1) (the prior's), got {inner_posterior_std!r}")
-    likelihood = likelihood if likelihood is not None else gpflow.likelihoods.Gaussian(variance=0.01)
-    output_dim = getattr(likelihood, "latent_dim", None) or Y.shape[1]
-    check_targets("Y", Y, likelihood, output_dim)
-    width = check_positive_int("hidden_width", hidden_width if hidden_width is not None else min(30, D))
-    M = adapted_size("build_aep_dgp", "num_inducing", num_inducing, PUBLIC_CODE_NUM_INDUCING, N)
-    Z = initial_inducing_inputs(X, M, inducing_inputs, seed)
-    kernel_factory = kernel_factory or rbf_factory(kernel_variance, lengthscale)
-    inner_scale = np.sqrt(1.0 / inner_posterior_std**2 - 1.0)
 
-    layers = []
-    for plan in plan_stack(X, Z, output_dim, num_layers, width, trainable_means=False):
-        M_l = plan.inducing_inputs.shape[0]
-        scale = inner_scale if plan.hidden else 1.0
-        layers.append(
-            AEPLayer(
-                kernel_factory(plan.index, plan.input_dim),
-                plan.inducing_inputs,
-                plan.output_dim,
-                num_data=N,
-                mean_function=plan.mean_function,
-                noise_variance=noise_variance if plan.hidden else None,
-                site_scale=scale * np.tile(np.eye(M_l)[None], (plan.output_dim, 1, 1)),
-                name=f"layer_{plan.index}",
-            )
+    noise_variance: float = 0.01
+    inner_posterior_std: float = 0.01
+    likelihood_variance: float = 0.01
+    num_samples: int = 20
+    num_prediction_samples: int = 100
+    propagation: str = "monte_carlo"
+
+
+def build_aep_dgp(
+    X, Y, num_layers: int = 2, *, config=None, likelihood=None, num_data=None, seed: int = 0, **overrides
+) -> AEPDGP:
+    """An ``AEPDGP`` of ``num_layers`` ``AEPLayer`` s from X ``[n, D]`` and Y ``[n, P]``, set up as
+    ``config`` says (:class:`AEPDGPConfig`, by default ``.default()``, with ``overrides`` of its
+    fields): k-means inducing inputs carried through fixed linear means (identity or PCA) on inner
+    layers, a zero mean on the last (``builders.stack.plan_stack``), learned inter-layer noise,
+    sites started at nearly deterministic inner layers.
+
+    The likelihood is Gaussian unless ``likelihood`` is given (Bernoulli, MultiClass, Poisson…).
+    With ``num_data`` = N, X and Y are a sample of a training set of N rows: k-means and the
+    projections see the sample; the sites and the objective count N points.
+    """
+    config = configure("build_aep_dgp", AEPDGPConfig, config, overrides, None)
+    if not 0 < config.inner_posterior_std < 1:
+        raise ValueError(f"inner_posterior_std must lie in (0, 1) (the prior's), got {config.inner_posterior_std!r}")
+    data = prepare_data(
+        X,
+        Y,
+        num_layers,
+        likelihood,
+        lambda _: gpflow.likelihoods.Gaussian(variance=config.likelihood_variance),
+        num_data,
+    )
+    bounds = (PUBLIC_CODE_NUM_INDUCING, PUBLIC_CODE_NUM_INDUCING)
+    plans = plan_from_data("build_aep_dgp", data, config, seed, trainable_means=False, bounds=bounds)
+    kernel_factory = config.kernels()
+    inner_scale = np.sqrt(1.0 / config.inner_posterior_std**2 - 1.0)
+    layers = [
+        AEPLayer(
+            kernel_factory(plan.index, plan.input_dim),
+            plan.inducing_inputs,
+            plan.output_dim,
+            num_data=data.num_data,
+            mean_function=plan.mean_function,
+            noise_variance=config.noise_variance if plan.hidden else None,
+            site_scale=_site_scale(plan, inner_scale if plan.hidden else 1.0),
+            name=f"layer_{plan.index}",
         )
+        for plan in plans
+    ]
     return AEPDGP(
         layers,
-        likelihood,
-        num_data=N,
-        num_samples=num_samples,
-        propagation=propagation,
-        num_prediction_samples=num_prediction_samples,
+        data.likelihood,
+        num_data=data.num_data,
+        num_samples=config.num_samples,
+        propagation=config.propagation,
+        num_prediction_samples=config.num_prediction_samples,
         seed=seed,
     )
+
+
+def _site_scale(plan: LayerPlan, scale: float) -> np.ndarray:
+    """``[L, M, M]``: R = scale · I for each of the layer's L outputs."""
+    return scale * np.tile(np.eye(len(plan.inducing_inputs)), (plan.output_dim, 1, 1))

@@ -1,68 +1,64 @@
 """``build_deep_gp``: the setup of Salimbeni & Deisenroth (2017) from data."""
 
-from typing import Optional
+from dataclasses import dataclass
 
 import gpflow
-import numpy as np
-from gpflow.likelihoods import Likelihood
 
-from gpflow_deep.builders.initialisation import adapted_size, initial_inducing_inputs, training_arrays
-from gpflow_deep.builders.stack import KernelFactory, gp_layer_stack, plan_stack, rbf_factory
-from gpflow_deep.core.validation import check_positive_int, check_targets
+from gpflow_deep.builders.configuration import Presets, configure
+from gpflow_deep.builders.preparation import prepare_data
+from gpflow_deep.builders.stack import StackFields, gp_layer_stack, plan_from_data
 from gpflow_deep.models import DeepGP
 
 PAPER_NUM_INDUCING = 100
 
 
-def build_deep_gp(
-    X: np.ndarray,
-    Y: np.ndarray,
-    num_layers: int = 2,
-    *,
-    likelihood: Optional[Likelihood] = None,
-    num_inducing: Optional[int] = None,
-    hidden_width: Optional[int] = None,
-    kernel_factory: Optional[KernelFactory] = None,
-    kernel_variance: float = 2.0,
-    lengthscale: float = 2.0,
-    inner_noise_variance: float = 1e-5,
-    inner_q_sqrt_scale: float = 1e-5,
-    q_diag: bool = False,
-    whiten: bool = True,
-    inducing_inputs: Optional[np.ndarray] = None,
-    num_samples: int = 1,
-    seed: int = 0,
-) -> DeepGP:
-    """A ``DeepGP`` with the paper's initialisation (its supplement, "Experiment Details").
+@dataclass(frozen=True)
+class DeepGPConfig(StackFields, Presets):
+    """The choices of ``build_deep_gp``: the inducing inputs and kernels of :class:`StackFields`
+    and the fields below. The paper's setup (its supplement, "Experiment Details") is the default,
+    so ``.paper()`` and ``.default()`` agree. A field left None is decided from the data.
 
-    - M = ``num_inducing`` inducing inputs per layer by k-means on X (``inducing_inputs``
-      overrides), carried through each layer's linear mean as the data is; by default the paper's
-      100, or N when there are fewer training points;
-    - inner layers of width ``hidden_width`` = min(30, D), each with a fixed linear mean: the
-      identity, or the PCA projection of the data reaching it; the last layer has a zero mean;
-    - RBF kernels with ARD, variance and lengthscales ``kernel_variance``/``lengthscale`` (2),
-      plus a white-noise term ``inner_noise_variance`` (1e-5) on inner layers; any kernel through
-      ``kernel_factory(layer_index, input_width)``;
-    - q(U) = N(0, I) on the last layer, N(0, ``inner_q_sqrt_scale``² I) on inner layers;
-    - a Gaussian likelihood of variance 0.01 unless ``likelihood`` is given; the last layer has
-      the likelihood's latent dimension (Y's column count for a Gaussian).
+    :ivar inner_noise_variance: a white-noise term in inner kernels (the paper's noise between layers).
+    :ivar inner_q_sqrt_scale: inner layers' q(U) = N(0, scale² I) (whitened); the last layer's is N(0, I).
+    :ivar q_diag: diagonal ``q_sqrt`` instead of full Cholesky factors.
+    :ivar whiten: q over the whitened inducing values.
+    :ivar noise_variance: the Gaussian likelihood's initial variance, when no likelihood is given.
+    :ivar num_samples: S, the Monte Carlo paths per training step.
     """
-    num_layers = check_positive_int("num_layers", num_layers)
-    X, Y = training_arrays(X, Y)
-    N, D = X.shape
-    likelihood = likelihood if likelihood is not None else gpflow.likelihoods.Gaussian(variance=0.01)
-    output_dim = getattr(likelihood, "latent_dim", None) or Y.shape[1]
-    check_targets("Y", Y, likelihood, output_dim)
-    width = check_positive_int("hidden_width", hidden_width if hidden_width is not None else min(30, D))
-    num_inducing = adapted_size("build_deep_gp", "num_inducing", num_inducing, PAPER_NUM_INDUCING, N)
-    Z = initial_inducing_inputs(X, num_inducing, inducing_inputs, seed)
 
-    layers = gp_layer_stack(
-        plan_stack(X, Z, output_dim, num_layers, width, trainable_means=False),
-        kernel_factory or rbf_factory(kernel_variance, lengthscale),
-        inner_noise_variance=inner_noise_variance,
-        inner_q_sqrt_scale=inner_q_sqrt_scale,
-        q_diag=q_diag,
-        whiten=whiten,
+    inner_noise_variance: float = 1e-5
+    inner_q_sqrt_scale: float = 1e-5
+    q_diag: bool = False
+    whiten: bool = True
+    noise_variance: float = 0.01
+    num_samples: int = 1
+
+
+def build_deep_gp(
+    X, Y, num_layers: int = 2, *, config=None, likelihood=None, num_data=None, seed: int = 0, **overrides
+) -> DeepGP:
+    """A ``DeepGP`` of ``num_layers`` ``GPLayer`` s from X ``[n, D]`` and Y ``[n, P]``, set up as
+    ``config`` says (:class:`DeepGPConfig`, by default ``.default()``, with ``overrides`` of its
+    fields): k-means inducing inputs carried through each inner layer's fixed linear mean (the
+    identity, or the PCA projection of the data reaching it), a zero mean on the last layer, RBF-ARD
+    kernels with a white-noise term inside, q(U) nearly deterministic on inner layers.
+
+    The likelihood is Gaussian unless ``likelihood`` is given; the last layer has its latent
+    dimension (Y's column count for a Gaussian). With ``num_data`` = N, X and Y are a sample of
+    a training set of N rows: k-means and the projections see the sample, the objective is
+    scaled to N.
+    """
+    config = configure("build_deep_gp", DeepGPConfig, config, overrides, None)
+    data = prepare_data(
+        X, Y, num_layers, likelihood, lambda _: gpflow.likelihoods.Gaussian(variance=config.noise_variance), num_data
     )
-    return DeepGP(layers, likelihood, num_data=N, num_samples=num_samples, seed=seed)
+    bounds = (PAPER_NUM_INDUCING, PAPER_NUM_INDUCING)
+    layers = gp_layer_stack(
+        plan_from_data("build_deep_gp", data, config, seed, trainable_means=False, bounds=bounds),
+        config.kernels(),
+        inner_noise_variance=config.inner_noise_variance,
+        inner_q_sqrt_scale=config.inner_q_sqrt_scale,
+        q_diag=config.q_diag,
+        whiten=config.whiten,
+    )
+    return DeepGP(layers, data.likelihood, num_data=data.num_data, num_samples=config.num_samples, seed=seed)

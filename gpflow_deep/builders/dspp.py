@@ -1,230 +1,180 @@
 """``build_dspp``: a deep sigma point process from data, with safe defaults or the paper's setup."""
 
-from typing import Any, Dict, Optional, Tuple
+from dataclasses import dataclass
+from typing import Callable, Optional
 
 import gpflow
 import numpy as np
 from gpflow.kernels import Kernel
 from gpflow.likelihoods import Likelihood
 
-from gpflow_deep.builders.initialisation import (
-    adapted_size,
-    initial_inducing_inputs,
-    logger,
-    mean_column_variance,
-    training_arrays,
-)
-from gpflow_deep.builders.stack import KernelFactory, gp_layer_stack, plan_stack
-from gpflow_deep.core.validation import check_non_negative, check_positive, check_positive_int
+from gpflow_deep.builders.configuration import Presets, configure, log_choice
+from gpflow_deep.builders.initialisation import mean_column_variance
+from gpflow_deep.builders.preparation import prepare_data
+from gpflow_deep.builders.stack import KernelFactory, gp_layer_stack, plan_from_data
+from gpflow_deep.core.validation import check_choice, check_non_negative, check_positive, check_positive_int
 from gpflow_deep.likelihoods import LinearMixingGaussian
 from gpflow_deep.models.dspp import DSPP, BlendedLogLikelihood, gauss_hermite_sigma_points, random_sigma_points
 from gpflow_deep.objectives import DataTerm, predictive_log_likelihood
 
 SIGMA_POINT_INITIALISATIONS = ("random", "gauss_hermite")
 PAPER_NUM_INDUCING = 300
-
-PAPER_DEFAULTS: Dict[str, Any] = dict(
-    beta=1.0,
-    sigma_point_initialisation="random",
-    trainable_sigma_points=True,
-    trainable_inducing_inputs=True,
-    expected_log_likelihood_weight=0.0,
-)
-"""Jankowiak et al. (2020, appendix A): M = 300 (capped at N), learned inducing inputs, learned
-standard-normal sigma points, the predictive log-likelihood alone, β = 1 (the paper picks β on a
-validation split)."""
-
-PAPER_NOISE_VARIANCE, PAPER_NOISE_FLOOR = 0.1, 1e-4
-SAFE_NOISE_SHARE, SAFE_NOISE_FLOOR_SHARE = 0.1, 0.05
-SAFE_INDUCING_PER_POINT = 1 / 5
-SAFE_MIN_INDUCING = 100
+NOISE_START_SHARE, NOISE_FLOOR_SHARE = 0.1, 0.05
 
 
-def safe_num_inducing(N: int) -> int:
-    """The safe default M for N training points: one inducing point per five, at least 100 (all N
-    if fewer) and at most the paper's 300. Inducing inputs held at k-means centres must grow with
-    the data to cover it (M = 100 underfits concrete's 927 points, M = 200 overfits boston's 455:
-    ``docs/dspp.md``)."""
-    return min(N, max(SAFE_MIN_INDUCING, min(PAPER_NUM_INDUCING, int(N * SAFE_INDUCING_PER_POINT))))
+@dataclass(frozen=True)
+class DSPPConfig(Presets):
+    """The choices of ``build_dspp``: ``.default()`` does not collapse onto small training sets,
+    ``.paper()`` is Jankowiak et al. (2020, appendix A) for data of the paper's size
+    (``docs/dspp.md`` has the measurements behind the defaults). A field left None is decided
+    from the data.
 
+    :ivar num_sigma_points: S, sigma points lined up across units and layers (rule QR3).
+    :ivar hidden_width: the hidden layers' width (the paper searches 3 and 5).
+    :ivar num_inducing: M k-means inducing inputs; None: ``inducing_per_point`` per training
+        point within [``min_num_inducing``, ``max_num_inducing``], at most the rows given.
+    :ivar min_num_inducing: the least M when ``num_inducing`` is None (100; the paper's 300).
+    :ivar max_num_inducing: the most M when ``num_inducing`` is None (the paper's 300).
+    :ivar inducing_per_point: M per training point when ``num_inducing`` is None (1/5: inducing
+        inputs held at k-means centres must grow with the data to cover it).
+    :ivar inducing_inputs: ``[M, D]`` inducing inputs of the first layer instead of k-means.
+    :ivar trainable_inducing_inputs: learn the inducing inputs (the paper) or hold them at their start.
+    :ivar beta: β, the weight of the KL regulariser (the paper picks it on a validation split:
+        :func:`gpflow_deep.select_beta`).
+    :ivar expected_log_likelihood_weight: α of the data term ``(1 − α)·PLL + α·ELL``
+        (:class:`~gpflow_deep.models.dspp.BlendedLogLikelihood`; the paper's α = 0).
+    :ivar sigma_point_initialisation: ``"random"`` (standard-normal, uniform weights: the paper's)
+        or ``"gauss_hermite"`` (Gauss–Hermite nodes and weights).
+    :ivar trainable_sigma_points: learn the sigma points and weights (the paper) or hold them.
+    :ivar kernel_factory: ``(layer_index, input_width) -> kernel``; None: Matérn-5/2 ARD, variance
+        and lengthscales 1.
+    :ivar q_diag: diagonal (mean-field) ``q_sqrt``, whitened, instead of a full one.
+    :ivar inner_q_sqrt_scale: hidden layers' ``q_sqrt`` at the prior's scaled by this.
+    :ivar noise_scale: the unit of a default noise start and floor; None: the targets' mean column
+        variance (the paper's are absolute: 1).
+    :ivar noise_variance: the Gaussian likelihood's initial variance; None: 0.1 noise units, at
+        least twice the floor.
+    :ivar noise_floor: the likelihood variance's lower bound; None: 0.05 noise units (the paper's
+        1e-4). It stops the noise from overfitting a small training set (``docs/dspp.md``).
+    """
 
-SAFE_DEFAULTS: Dict[str, Any] = dict(
-    beta=1.0,
-    sigma_point_initialisation="gauss_hermite",
-    trainable_sigma_points=False,
-    trainable_inducing_inputs=False,
-    expected_log_likelihood_weight=0.5,
-)
-"""What ``build_dspp`` uses unless told otherwise (``docs/dspp.md``, "Defaults that do not collapse");
-M is :func:`safe_num_inducing`."""
+    num_sigma_points: int = 10
+    hidden_width: int = 3
+    num_inducing: Optional[int] = None
+    min_num_inducing: int = 100
+    max_num_inducing: int = PAPER_NUM_INDUCING
+    inducing_per_point: float = 1 / 5
+    inducing_inputs: Optional[np.ndarray] = None
+    trainable_inducing_inputs: bool = False
+    beta: float = 1.0
+    expected_log_likelihood_weight: float = 0.5
+    sigma_point_initialisation: str = "gauss_hermite"
+    trainable_sigma_points: bool = False
+    kernel_factory: Optional[KernelFactory] = None
+    q_diag: bool = True
+    inner_q_sqrt_scale: float = 1.0
+    noise_scale: Optional[float] = None
+    noise_variance: Optional[float] = None
+    noise_floor: Optional[float] = None
+
+    @classmethod
+    def paper(cls) -> "DSPPConfig":
+        """Appendix A: M = 300 (at most N), learned inducing inputs, learned standard-normal sigma
+        points, the predictive log-likelihood alone, β = 1, noise 0.1 with a floor of 1e-4."""
+        return cls(
+            min_num_inducing=PAPER_NUM_INDUCING,
+            trainable_inducing_inputs=True,
+            expected_log_likelihood_weight=0.0,
+            sigma_point_initialisation="random",
+            trainable_sigma_points=True,
+            noise_scale=1.0,
+            noise_floor=1e-4,
+        )
 
 
 def build_dspp(
-    X: np.ndarray,
-    Y: np.ndarray,
-    num_layers: int = 2,
-    *,
-    paper_defaults: bool = False,
-    num_sigma_points: int = 10,
-    hidden_width: int = 3,
-    num_inducing: Optional[int] = None,
-    beta: Optional[float] = None,
-    likelihood: Optional[Likelihood] = None,
-    noise_variance: Optional[float] = None,
-    noise_floor: Optional[float] = None,
-    kernel_factory: Optional[KernelFactory] = None,
-    q_diag: bool = True,
-    inner_q_sqrt_scale: float = 1.0,
-    sigma_point_initialisation: Optional[str] = None,
-    trainable_sigma_points: Optional[bool] = None,
-    trainable_inducing_inputs: Optional[bool] = None,
-    expected_log_likelihood_weight: Optional[float] = None,
-    inducing_inputs: Optional[np.ndarray] = None,
-    seed: int = 0,
+    X, Y, num_layers: int = 2, *, config=None, likelihood=None, num_data=None, seed: int = 0, **overrides
 ) -> DSPP:
-    """A ``DSPP`` set up as in Jankowiak et al. (2020, appendix A), with defaults that do not
-    collapse onto small training sets unless ``paper_defaults=True``:
+    """A ``DSPP`` of ``num_layers`` ``GPLayer`` s from X ``[n, D]`` and Y ``[n, P]``, set up as
+    ``config`` says (:class:`DSPPConfig`, by default ``.default()``; ``paper_defaults=True`` is
+    ``config=DSPPConfig.paper()``; ``overrides`` are its fields): k-means inducing inputs carried
+    through a learned linear mean on every hidden layer (started at the PCA projection or the
+    identity), a learned constant mean on the last, Matérn-5/2 ARD kernels, S sigma points, and
+    the data term ``(1 − α)·PLL + α·ELL`` minus β times the KL.
 
-    - ``num_layers`` GP layers, hidden ones of width ``hidden_width`` (the paper searches 3 and 5),
-      M = ``num_inducing`` k-means inducing inputs (safe default :func:`safe_num_inducing`: N/5
-      within [100, 300]; carried through the first layer's mean to later
-      layers), Matérn-5/2 ARD kernels (variance 1, lengthscales 1; any kernel through
-      ``kernel_factory(layer_index, input_width)``);
-    - a linear mean with learned weights on every hidden layer (started at the PCA projection or
-      the identity) and a learned constant mean on the last;
-    - diagonal (mean-field) ``q_sqrt`` (``q_diag=False`` for a full one), whitened, started at
-      the prior scaled by ``inner_q_sqrt_scale`` on hidden layers;
-    - S = ``num_sigma_points`` sigma points lined up across units and layers (rule QR3),
-      standard-normal (``"random"``) or Gauss–Hermite (``"gauss_hermite"``), with uniform or
-      Gauss–Hermite weights, learned or held fixed (``trainable_sigma_points``);
-    - inducing inputs learned or held at their k-means start (``trainable_inducing_inputs``);
-    - the data term ``(1 − α)·PLL + α·ELL`` with α = ``expected_log_likelihood_weight``
-      (:class:`~gpflow_deep.models.dspp.BlendedLogLikelihood`; α = 0 is the paper's predictive
-      log-likelihood), minus ``beta`` times the KL regulariser;
-    - a Gaussian likelihood of initial variance ``noise_variance`` and floor ``noise_floor`` (safe
-      defaults relative to the targets' variance: :func:`safe_noise`; the paper's 0.1 and 1e-4) for
-      one output column; for P > 1 columns, :class:`~gpflow_deep.likelihoods.LinearMixingGaussian`
-      on a last layer of width P (appendix A.3).
-
-    The arguments left as None take the defaults of :data:`SAFE_DEFAULTS`, or with
-    ``paper_defaults=True`` the paper's (:data:`PAPER_DEFAULTS`: M = 300, learned standard-normal
-    sigma points, α = 0, β = 1), for data of the paper's size; what was chosen goes to the
-    ``gpflow_deep`` logger. ``docs/dspp.md`` has the measurements behind the safe defaults. The
-    paper picks β from {0.01, 0.05, 0.2, 1.0} on a validation split: see
-    :func:`gpflow_deep.select_beta`, which builds with the paper's defaults.
+    The likelihood is a Gaussian for one target column, for P > 1 columns a
+    :class:`~gpflow_deep.likelihoods.LinearMixingGaussian` on a last layer of width P (appendix
+    A.3), unless ``likelihood`` is given. With ``num_data`` = N, X and Y are a sample of a training
+    set of N rows: k-means and the projections see the sample, M and the objective follow N.
+    What was decided for the user goes to the ``gpflow_deep`` logger.
     """
-    num_layers = check_positive_int("num_layers", num_layers)
-    S = check_positive_int("num_sigma_points", num_sigma_points)
-    width = check_positive_int("hidden_width", hidden_width)
-    X, Y = training_arrays(X, Y)
-    N, D = X.shape
-    P = Y.shape[1]
-    given = dict(
-        beta=beta,
-        sigma_point_initialisation=sigma_point_initialisation,
-        trainable_sigma_points=trainable_sigma_points,
-        trainable_inducing_inputs=trainable_inducing_inputs,
-        expected_log_likelihood_weight=expected_log_likelihood_weight,
+    config = configure(
+        "build_dspp", DSPPConfig, config, overrides, ("paper_defaults", {True: "paper", False: "default"})
     )
-    settings = _resolve_defaults(given, paper_defaults)
-    if settings["sigma_point_initialisation"] not in SIGMA_POINT_INITIALISATIONS:
-        choices, chosen = SIGMA_POINT_INITIALISATIONS, settings["sigma_point_initialisation"]
-        raise ValueError(f"sigma_point_initialisation must be one of {choices}, got {chosen!r}")
-    data_term = _data_term(settings["expected_log_likelihood_weight"])
-    if likelihood is None:
-        variance, floor = _noise_settings(noise_variance, noise_floor, Y, paper_defaults)
-        if P == 1:
-            likelihood = gpflow.likelihoods.Gaussian(variance=variance, variance_lower_bound=floor or None)
-        else:
-            likelihood = LinearMixingGaussian(P, P, variance=variance, variance_lower_bound=floor or 1e-12)
-    output_dim = getattr(likelihood, "latent_dim", None) or P
-    M = _num_inducing(num_inducing, N, paper_defaults)
-    Z = initial_inducing_inputs(X, M, inducing_inputs, seed)
+    S = check_positive_int("num_sigma_points", config.num_sigma_points)
+    check_choice("sigma_point_initialisation", config.sigma_point_initialisation, SIGMA_POINT_INITIALISATIONS)
+    data_term = _data_term(config.expected_log_likelihood_weight)
+    data = prepare_data(X, Y, num_layers, likelihood, _default_likelihood(config), num_data)
+    bounds = (config.min_num_inducing, config.max_num_inducing)
+    plans = plan_from_data(
+        "build_dspp", data, config, seed, trainable_means=True, bounds=bounds, per_point=config.inducing_per_point
+    )
     layers = gp_layer_stack(
-        plan_stack(X, Z, output_dim, num_layers, width, trainable_means=True),
-        kernel_factory or _matern_factory,
-        last_mean=gpflow.mean_functions.Constant(np.zeros(output_dim)),
-        q_diag=q_diag,
-        inner_q_sqrt_scale=inner_q_sqrt_scale,
+        plans,
+        config.kernel_factory or _matern_factory,
+        last_mean=gpflow.mean_functions.Constant(np.zeros(data.output_dim)),
+        q_diag=config.q_diag,
+        inner_q_sqrt_scale=config.inner_q_sqrt_scale,
+        trainable_inducing_inputs=config.trainable_inducing_inputs,
     )
-    widths = [layer.output_dim for layer in layers[:-1]]
-    if settings["sigma_point_initialisation"] == "random":
+    widths = [plan.output_dim for plan in plans[:-1]]
+    if config.sigma_point_initialisation == "random":
         sigma_points, weights = random_sigma_points(S, widths, seed), None
     else:
         sigma_points, weights = gauss_hermite_sigma_points(S, widths)
-    if num_layers == 1:
+    if data.num_layers == 1:
         weights = np.full(S, 1.0 / S)
     model = DSPP(
         layers,
-        likelihood,
-        N,
+        data.likelihood,
+        data.num_data,
         sigma_points=sigma_points,
         weights=weights,
-        beta=settings["beta"],
+        beta=config.beta,
         data_term=data_term,
         seed=seed,
     )
-    if not settings["trainable_sigma_points"]:
+    if not config.trainable_sigma_points:  # the model's own parameters: DSPP takes no trainability
         for parameter in [*model.sigma_points, model.weight_logits]:
             gpflow.set_trainable(parameter, False)
-    if not settings["trainable_inducing_inputs"]:
-        for layer in model.layers:
-            gpflow.set_trainable(layer.inducing_variable, False)
     return model
 
 
-def _resolve_defaults(given: Dict[str, Any], paper_defaults: bool) -> Dict[str, Any]:
-    """The arguments given, and for the others the safe or the paper's defaults, with a log line
-    naming what was chosen for the user."""
-    defaults = PAPER_DEFAULTS if paper_defaults else SAFE_DEFAULTS
-    settings = {name: defaults[name] if value is None else value for name, value in given.items()}
-    chosen = {name: settings[name] for name, value in given.items() if value is None}
-    if chosen:
-        where = "the paper's defaults" if paper_defaults else "safe defaults (paper_defaults=True for the paper's)"
-        described = ", ".join(f"{name}={value!r}" for name, value in chosen.items())
-        logger.info("build_dspp: %s: %s", where, described)
-    return settings
+def _default_likelihood(config: DSPPConfig) -> Callable[[np.ndarray], Likelihood]:
+    """``Y -> likelihood``: a Gaussian (one column) or a ``LinearMixingGaussian`` (P > 1) of the
+    config's noise start and floor, the None ones decided from Y and logged."""
 
+    def make(Y: np.ndarray) -> Likelihood:
+        scale = config.noise_scale
+        if scale is None:
+            scale = log_choice("build_dspp", "noise_scale", mean_column_variance(Y), "the targets' variance")
+        floor = config.noise_floor
+        if floor is None:
+            floor = log_choice("build_dspp", "noise_floor", NOISE_FLOOR_SHARE * scale, "5% of noise_scale")
+        floor = check_non_negative("noise_floor", floor)
+        variance = config.noise_variance
+        if variance is None:
+            start = max(NOISE_START_SHARE * scale, 2 * floor)
+            variance = log_choice("build_dspp", "noise_variance", start, "10% of noise_scale, at least twice the floor")
+        variance = check_positive("noise_variance", variance)
+        if variance <= floor:
+            raise ValueError(f"noise_variance={variance:.3g} must exceed noise_floor={floor:.3g}")
+        P = Y.shape[1]
+        if P == 1:
+            return gpflow.likelihoods.Gaussian(variance=variance, variance_lower_bound=floor or None)
+        return LinearMixingGaussian(P, P, variance=variance, variance_lower_bound=floor or 1e-12)
 
-def _num_inducing(given: Optional[int], N: int, paper_defaults: bool) -> int:
-    """M as given, or the paper's 300 capped at N, or the safe default, logged."""
-    if given is not None or paper_defaults:
-        return adapted_size("build_dspp", "num_inducing", given, PAPER_NUM_INDUCING, N)
-    M = safe_num_inducing(N)
-    logger.info(
-        "build_dspp: num_inducing=%d (the safe default for %d points: N/5 within [%d, %d], N if fewer)",
-        M,
-        N,
-        SAFE_MIN_INDUCING,
-        PAPER_NUM_INDUCING,
-    )
-    return M
-
-
-def safe_noise(Y: np.ndarray) -> Tuple[float, float]:
-    """The safe defaults' initial noise variance and floor: 10 % and 5 % of the targets' mean column
-    variance. The floor stops the noise level from overfitting a small training set through
-    thousands of steps with no held-out data (``docs/dspp.md``: concrete split 1)."""
-    scale = mean_column_variance(Y)
-    return SAFE_NOISE_SHARE * scale, SAFE_NOISE_FLOOR_SHARE * scale
-
-
-def _noise_settings(
-    noise_variance: Optional[float], noise_floor: Optional[float], Y: np.ndarray, paper_defaults: bool
-) -> Tuple[float, float]:
-    """The initial noise variance and its floor: those given, or the paper's or the safe defaults
-    (a default start below a floor given is raised to twice the floor)."""
-    variance, floor = (PAPER_NOISE_VARIANCE, PAPER_NOISE_FLOOR) if paper_defaults else safe_noise(Y)
-    if noise_floor is None and not paper_defaults:
-        logger.info("build_dspp: noise_floor=%.3g (the safe default: 5%% of the targets' variance)", floor)
-    floor = floor if noise_floor is None else check_non_negative("noise_floor", noise_floor)
-    if noise_variance is None:
-        variance = max(variance, 2 * floor)
-    else:
-        variance = check_positive("noise_variance", noise_variance)
-    if variance <= floor:
-        raise ValueError(f"noise_variance={variance:.3g} must exceed noise_floor={floor:.3g}")
-    return variance, floor
+    return make
 
 
 def _data_term(weight: float) -> DataTerm:

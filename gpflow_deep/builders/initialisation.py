@@ -1,6 +1,5 @@
 """Data-driven initialisation shared by the builders: inducing inputs and fixed linear means."""
 
-import logging
 import warnings
 from typing import List, Optional, Tuple
 
@@ -9,21 +8,24 @@ import numpy as np
 from gpflow.mean_functions import Identity, Linear, MeanFunction
 from scipy.cluster.vq import kmeans2
 
+from gpflow_deep.builders.configuration import log_choice
 from gpflow_deep.core.validation import as_array, as_training_data, check_positive_int
 
-logger = logging.getLogger("gpflow_deep")
 
-
-def adapted_size(builder: str, name: str, given: Optional[int], paper_value: int, N: int) -> int:
-    """A size argument of a builder (``num_inducing``, ``subset_size``): as given, or when not given
-    the paper's value capped at what the data allow, with a log line when the cap bites. A given
-    value that cannot work is an error later, naming the argument."""
+def inducing_count(
+    builder: str, given: Optional[int], sample_size: int, num_data: int, bounds: Tuple[int, int], per_point: float = 0.0
+) -> int:
+    """M, the ``num_inducing`` field: as given (an impossible value is an error later, naming it),
+    or when None ``per_point`` inducing inputs per training point within ``bounds`` = (lower,
+    upper) (the paper's fixed M when lower = upper), at most the ``sample_size`` rows k-means sees."""
     if given is not None:
-        return check_positive_int(name, given)
-    if paper_value <= N:
-        return paper_value
-    logger.info("%s: %s=%d (the paper's %d, capped at the %d training points)", builder, name, N, paper_value, N)
-    return N
+        return check_positive_int("num_inducing", given)
+    lower, upper = bounds
+    rule = f"the paper's {upper}" if lower == upper else f"{per_point:g} per training point within [{lower}, {upper}]"
+    M = max(lower, min(upper, int(num_data * per_point)))
+    if M > sample_size:
+        M, rule = sample_size, f"{rule}, capped at the {sample_size} rows given"
+    return log_choice(builder, "num_inducing", M, rule)
 
 
 def kmeans_inducing_inputs(X: np.ndarray, num_inducing: int, seed: int = 0) -> np.ndarray:

@@ -1,7 +1,8 @@
-"""``build_random_feature_dgp``: random-feature deep GPs (Cutajar et al. 2017) from data, with
-defaults fitted to the data (``setup="data"``) or the paper's UCI setup (``setup="paper"``)."""
+"""``build_random_feature_dgp``: random-feature deep GPs (Cutajar et al. 2017) from data, started
+from the data (``.default()``) or with the paper's UCI setup (``.paper()``)."""
 
-from typing import Optional
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
 
 import gpflow
 import numpy as np
@@ -9,134 +10,182 @@ import tensorflow as tf
 from gpflow.kernels import Kernel
 from gpflow.likelihoods import Likelihood
 
-from gpflow_deep.builders.initialisation import logger, mean_column_variance, training_arrays
-from gpflow_deep.core.validation import check_positive_int, check_targets
+from gpflow_deep.builders.configuration import Presets, configure, log_choice
+from gpflow_deep.builders.initialisation import mean_column_variance
+from gpflow_deep.builders.preparation import BuilderData, hidden_width, prepare_data
+from gpflow_deep.core.validation import check_choice, check_positive_int
 from gpflow_deep.layers import RandomFeatureLayer
 from gpflow_deep.layers.random_features.random_feature_layer import OMEGA_MODES
 from gpflow_deep.models import RandomFeatureDGP
 
 KERNELS = ("rbf", "arccos")
-SETUPS = ("data", "paper")
-PAPER_NUM_FEATURES = 100
 PAPER_HIDDEN_WIDTH = 3
-MAX_HIDDEN_WIDTH = 30
-INITIAL_HIDDEN_W_STD = 0.01  # hidden layers start near zero (their outputs small), fed-forward X carries the data
-INITIAL_NOISE_FRACTION = 0.01  # the likelihood's initial variance, as a fraction of var(Y)
 MAX_ROWS_FOR_INITIAL_POSTERIOR = 2000
+NOISE_SHARE = 0.01  # the default likelihood variance, as a fraction of var(Y)
+
+
+@dataclass(frozen=True)
+class RandomFeatureDGPConfig(Presets):
+    """The choices of ``build_random_feature_dgp``: ``.default()`` starts from the data so that the
+    obvious path trains, ``.paper()`` is the paper's UCI setup (Section 4; its code's initial
+    values). A field left None is decided from the data.
+
+    :ivar hidden_width: the hidden layers' width; None: min(30, max(3, D)) (the paper's 3).
+    :ivar num_features: N_RF random features per layer.
+    :ivar kernel: ``"rbf"`` (DGP-RBF) or ``"arccos"`` (DGP-ARC).
+    :ivar arccos_order: the arc-cosine kernel's order (1: ReLU features).
+    :ivar omega_mode: ``"var-fixed"`` (the paper's), ``"prior-fixed"`` or ``"var-resampled"``.
+    :ivar local_reparameterisation: Gaussian marginals Φm, Φ²s² instead of one W per path; None:
+        on only for a ``MultiClass`` likelihood, whose robust-max expectation has zero gradients
+        at the paper's zero-variance draws.
+    :ivar feed_forward: the inputs X fed forward to every later layer; None: when ``num_layers``
+        exceeds ``feed_forward_above``.
+    :ivar feed_forward_above: the depth beyond which X is fed forward when ``feed_forward`` is
+        None (1: always with hidden layers; the paper's 3: beyond two hidden layers).
+    :ivar scale_to_data: lengthscales sqrt(D_in) × each input column's standard deviation (the
+        paper's sqrt(D_in) on standardised data) and, with a Gaussian likelihood, the last
+        kernel's σ² = var(Y); False: σ² = 1 and ℓ = sqrt(D_in) per layer (the arc-cosine
+        kernel's weight and bias variances 1/D_in).
+    :ivar hidden_w_std: the hidden layers' initial q(W) standard deviation (0.01: they start near
+        zero and the fed-forward X carries the data; the paper's 1, the prior).
+    :ivar last_layer_at_posterior: with a Gaussian likelihood, start the last layer's q(W) at the
+        mean-field posterior of its Bayesian linear model on the initial features (a fitted
+        one-layer random-feature GP); False: at the prior.
+    :ivar noise_variance: the Gaussian likelihood's initial variance, when no likelihood is given;
+        None: 0.01·var(Y) (the paper's e⁻²).
+    :ivar num_samples: S, the Monte Carlo paths per training step.
+    """
+
+    hidden_width: Optional[int] = None
+    num_features: int = 100
+    kernel: str = "rbf"
+    arccos_order: int = 1
+    omega_mode: str = "var-fixed"
+    local_reparameterisation: Optional[bool] = None
+    feed_forward: Optional[bool] = None
+    feed_forward_above: int = 1
+    scale_to_data: bool = True
+    hidden_w_std: float = 0.01
+    last_layer_at_posterior: bool = True
+    noise_variance: Optional[float] = None
+    num_samples: int = 1
+
+    @classmethod
+    def paper(cls) -> "RandomFeatureDGPConfig":
+        """Section 4: width 3, N_RF = 100, σ² = 1, ℓ = sqrt(D_in), q(Ω) and q(W) at their priors,
+        noise e⁻², X fed forward beyond two hidden layers. Train it with the paper's schedule
+        through :func:`~gpflow_deep.fit`: Adam 0.01, batch 200, ``fixed_hyperparameters_for`` and
+        ``num_samples_schedule={iterations // 2: 100}``."""
+        return cls(
+            hidden_width=PAPER_HIDDEN_WIDTH,
+            feed_forward_above=3,
+            scale_to_data=False,
+            hidden_w_std=1.0,
+            last_layer_at_posterior=False,
+            noise_variance=float(np.exp(-2.0)),
+        )
 
 
 def build_random_feature_dgp(
-    X: np.ndarray,
-    Y: np.ndarray,
-    num_layers: int = 2,
-    *,
-    likelihood: Optional[Likelihood] = None,
-    setup: str = "data",
-    hidden_width: Optional[int] = None,
-    num_features: Optional[int] = None,
-    kernel: str = "rbf",
-    arccos_order: int = 1,
-    omega_mode: str = "var-fixed",
-    local_reparameterisation: Optional[bool] = None,
-    feed_forward: Optional[bool] = None,
-    num_samples: int = 1,
-    seed: int = 0,
+    X, Y, num_layers: int = 2, *, config=None, likelihood=None, num_data=None, seed: int = 0, **overrides
 ) -> RandomFeatureDGP:
-    """A ``RandomFeatureDGP``: ``num_layers`` GP layers ("1 hidden layer" is 2), each with
-    ``num_features`` random features of ``kernel``: ``"rbf"`` (DGP-RBF) or ``"arccos"`` of order
-    ``arccos_order`` (DGP-ARC, 1 = ReLU features), Ω treated ``omega_mode``-wise (``"var-fixed"``,
-    the paper's; ``"prior-fixed"``, ``"var-resampled"``).
+    """A ``RandomFeatureDGP`` of ``num_layers`` ``RandomFeatureLayer`` s ("1 hidden layer" is 2)
+    from X ``[n, D]`` and Y ``[n, P]``, set up as ``config`` says (:class:`RandomFeatureDGPConfig`,
+    by default ``.default()``; ``setup="paper"`` is ``config=RandomFeatureDGPConfig.paper()``,
+    ``setup="data"`` the default; ``overrides`` are its fields).
 
-    ``setup="data"`` (the default) starts from the data, so that the obvious path trains:
-
-    - hidden width min(30, max(3, D)), N_RF = 100, the inputs X fed forward to every later layer;
-    - lengthscales sqrt(D_in) times each input column's standard deviation (the paper's sqrt(D_in)
-      on standardised data), the last kernel's σ² = var(Y), the hidden layers' 1;
-    - hidden q(W) = N(0, 0.01²) (the hidden layers start near zero, the fed-forward X carries the
-      data until they learn something), and with a Gaussian likelihood (variance 0.01·var(Y)) the
-      last layer's q(W) at the mean-field posterior of its Bayesian linear model on the initial
-      features (its optimum with everything else fixed): the model starts as a fitted
-      one-layer random-feature GP.
-
-    ``setup="paper"`` is the paper's UCI setup (Section 4; its code's initial values): hidden width
-    3, N_RF = 100, σ² = 1 and ℓ = sqrt(D_in) per layer (the arc-cosine kernel's weight and bias
-    variances 1/D_in), q(Ω) and q(W) at their priors, a Gaussian likelihood of variance e⁻², and
-    ``feed_forward`` only beyond two hidden layers (``num_layers`` > 3). Train it with the paper's
-    schedule through :func:`~gpflow_deep.fit`: Adam 0.01, batch 200, ``fixed_hyperparameters_for``
-    and ``num_samples_schedule={iterations // 2: 100}``.
-
-    In both, explicit ``hidden_width``, ``num_features`` and ``feed_forward`` win;
-    ``local_reparameterisation`` (Gaussian marginals Φm, Φ²s² instead of one W per path) is on by
-    default only for a ``MultiClass`` likelihood, whose robust-max expectation has zero gradients
-    at the paper's zero-variance draws; any GPflow ``likelihood`` works (the last layer has its
-    latent dimension, Y's column count for a Gaussian).
+    Any GPflow ``likelihood`` works (the last layer has its latent dimension, Y's column count for
+    a Gaussian). With ``num_data`` = N, X and Y are a sample of a training set of N rows: the
+    feature scales and the last layer's start see the sample (scaled to N), the objective N.
     """
-    num_layers = check_positive_int("num_layers", num_layers)
-    if setup not in SETUPS:
-        raise ValueError(f"setup must be one of {SETUPS}, got {setup!r}")
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
-    if omega_mode not in OMEGA_MODES:
-        raise ValueError(f"omega_mode must be one of {OMEGA_MODES}, got {omega_mode!r}")
-    X, Y = training_arrays(X, Y)
-    N, D = X.shape
-    paper = setup == "paper"
-    if hidden_width is None:
-        hidden_width = PAPER_HIDDEN_WIDTH if paper else min(MAX_HIDDEN_WIDTH, max(PAPER_HIDDEN_WIDTH, D))
-    hidden_width = check_positive_int("hidden_width", hidden_width)
-    num_features = check_positive_int("num_features", PAPER_NUM_FEATURES if num_features is None else num_features)
-    if likelihood is None:
-        noise = np.exp(-2.0) if paper else INITIAL_NOISE_FRACTION * mean_column_variance(Y)
-        likelihood = gpflow.likelihoods.Gaussian(variance=noise)
-    output_dim = getattr(likelihood, "latent_dim", None) or Y.shape[1]
-    check_targets("Y", Y, likelihood, output_dim)
-    if feed_forward is None:
-        feed_forward = num_layers > 3 if paper else num_layers > 1
-    feed_forward = bool(feed_forward)
-    if local_reparameterisation is None:
-        local_reparameterisation = isinstance(likelihood, gpflow.likelihoods.MultiClass)
+    config = configure(
+        "build_random_feature_dgp",
+        RandomFeatureDGPConfig,
+        config,
+        overrides,
+        ("setup", {"data": "default", "paper": "paper"}),
+    )
+    check_choice("kernel", config.kernel, KERNELS)
+    check_choice("omega_mode", config.omega_mode, OMEGA_MODES)
+    num_features = check_positive_int("num_features", config.num_features)
+    data = prepare_data(X, Y, num_layers, likelihood, lambda Y: _default_likelihood(config, Y), num_data)
+    D = data.X.shape[1]
+    width = hidden_width("build_random_feature_dgp", config.hidden_width, D, PAPER_HIDDEN_WIDTH)
+    widths = [D] + [width] * (data.num_layers - 1) + [data.output_dim]
+    feed_forward, local_reparameterisation = _propagation(config, data)
 
-    widths = [D] + [hidden_width] * (num_layers - 1) + [output_dim]
-    x_scale = _column_scales(X)
-    layers = []
-    for index, (input_dim, width) in enumerate(zip(widths[:-1], widths[1:])):
+    def layer(index: int, **start) -> RandomFeatureLayer:
+        """Layer ``index``, its q(W) started at ``start`` (the prior's by default)."""
         fed = D if feed_forward and index > 0 else 0
-        last = index == num_layers - 1
-        if paper:
-            scales, variance = np.ones(input_dim + fed), 1.0
-        else:
-            below = x_scale if index == 0 else np.ones(input_dim)
-            scales = np.concatenate([below, x_scale if fed else np.zeros(0)])
-            variance = mean_column_variance(Y) if last and isinstance(likelihood, gpflow.likelihoods.Gaussian) else 1.0
-        layer = RandomFeatureLayer(
-            _kernel(kernel, arccos_order, scales, variance),
-            input_dim,
-            width,
+        return RandomFeatureLayer(
+            _kernel(config, data, index, widths[index], fed),
+            widths[index],
+            widths[index + 1],
             num_features,
-            omega_mode=omega_mode,
+            omega_mode=config.omega_mode,
             local_reparameterisation=local_reparameterisation,
             fed_input_dim=fed,
             seed=(seed, index),
             name=f"layer_{index}",
+            **start,
         )
-        if not paper and not last:
-            layer.w_std.assign(np.full(layer.w_std.shape, INITIAL_HIDDEN_W_STD))
-        layers.append(layer)
-    if not paper and isinstance(likelihood, gpflow.likelihoods.Gaussian):
-        _start_last_layer_at_its_posterior(layers, X, Y, likelihood.variance.numpy(), feed_forward, seed)
-    if not paper:
-        logger.info(
-            "build_random_feature_dgp: hidden_width=%d, num_features=%d, feed_forward=%s, "
-            "last layer's q(W) %s (setup='data'; setup='paper' for the paper's)",
-            hidden_width,
-            num_features,
-            feed_forward,
-            "at its posterior on the initial features"
-            if isinstance(likelihood, gpflow.likelihoods.Gaussian)
-            else "at its prior",
-        )
+
+    layers = [layer(index, w_std=config.hidden_w_std) for index in range(data.num_layers - 1)]
+    start = {}
+    if config.last_layer_at_posterior and isinstance(data.likelihood, gpflow.likelihoods.Gaussian):
+        start = _last_layer_posterior(layers, layer(len(layers)), data, feed_forward, seed)
+    layers.append(layer(len(layers), **start))
     return RandomFeatureDGP(
-        layers, likelihood, num_data=N, num_samples=num_samples, feed_forward=feed_forward, seed=seed
+        layers,
+        data.likelihood,
+        num_data=data.num_data,
+        num_samples=config.num_samples,
+        feed_forward=feed_forward,
+        seed=seed,
+    )
+
+
+def _default_likelihood(config: RandomFeatureDGPConfig, Y: np.ndarray) -> Likelihood:
+    """A Gaussian of the config's noise variance, by default 1 % of the targets' variance."""
+    variance = config.noise_variance
+    if variance is None:
+        variance = log_choice(
+            "build_random_feature_dgp", "noise_variance", NOISE_SHARE * mean_column_variance(Y), "1% of var(Y)"
+        )
+    return gpflow.likelihoods.Gaussian(variance=variance)
+
+
+def _propagation(config: RandomFeatureDGPConfig, data: BuilderData) -> Tuple[bool, bool]:
+    """``feed_forward`` and ``local_reparameterisation``: the config's, or decided (and logged)."""
+    builder = "build_random_feature_dgp"
+    feed_forward, local = config.feed_forward, config.local_reparameterisation
+    if feed_forward is None:
+        above = config.feed_forward_above
+        feed_forward = log_choice(builder, "feed_forward", data.num_layers > above, f"num_layers > {above}")
+    if local is None:
+        multiclass = isinstance(data.likelihood, gpflow.likelihoods.MultiClass)
+        local = log_choice(builder, "local_reparameterisation", multiclass, "on for a MultiClass likelihood only")
+    return bool(feed_forward), bool(local)
+
+
+def _kernel(config: RandomFeatureDGPConfig, data: BuilderData, index: int, input_dim: int, fed: int) -> Kernel:
+    """Layer ``index``'s kernel over its ``input_dim`` inputs and ``fed`` fed-forward ones: ℓ =
+    sqrt(D_in) · scale per input column, the arc-cosine weight and bias variances 1/(D_in ·
+    scale²) and 1/D_in (the paper's code: σ² = 1, ℓ = sqrt(D_in) on standardised data); with
+    ``scale_to_data`` the scales are the data's standard deviations where the inputs are X and
+    the last kernel's σ² is var(Y) under a Gaussian likelihood."""
+    scales, variance = np.ones(input_dim + fed), 1.0
+    if config.scale_to_data:
+        x_scale = _column_scales(data.X)
+        below = x_scale if index == 0 else np.ones(input_dim)
+        scales = np.concatenate([below, x_scale if fed else np.zeros(0)])
+        if index == data.num_layers - 1 and isinstance(data.likelihood, gpflow.likelihoods.Gaussian):
+            variance = mean_column_variance(data.Y)
+    width = len(scales)
+    if config.kernel == "rbf":
+        return gpflow.kernels.SquaredExponential(variance=variance, lengthscales=np.sqrt(width) * scales)
+    return gpflow.kernels.ArcCosine(
+        config.arccos_order, variance=variance, weight_variances=1.0 / (width * scales**2), bias_variance=1.0 / width
     )
 
 
@@ -146,39 +195,30 @@ def _column_scales(X: np.ndarray) -> np.ndarray:
     return np.where(std > 0, std, 1.0)
 
 
-def _kernel(name: str, order: int, scales: np.ndarray, variance: float) -> Kernel:
-    """ℓ = sqrt(D_in) · scale per input column (the paper's code: σ² = 1, ℓ = sqrt(D_in) on
-    standardised data); the arc-cosine weights and bias variances 1/(D_in · scale²)."""
-    input_dim = len(scales)
-    if name == "rbf":
-        return gpflow.kernels.SquaredExponential(variance=variance, lengthscales=np.sqrt(input_dim) * scales)
-    return gpflow.kernels.ArcCosine(
-        order, variance=variance, weight_variances=1.0 / (input_dim * scales**2), bias_variance=1.0 / input_dim
-    )
-
-
-def _start_last_layer_at_its_posterior(layers, X, Y, noise_variance: float, feed_forward: bool, seed: int) -> None:
-    """q(W) of the last layer at the mean-field optimum of its Bayesian linear model y = Φ W + ε on
-    the features of the hidden layers' mean outputs: with A = I + ΦᵀΦ/σ² (summed over at most
-    2,000 rows, scaled to N), mean A⁻¹ΦᵀY/σ² (the exact posterior mean, which is also the
-    mean-field one) and standard deviations 1/sqrt(diag A) (the mean-field ones)."""
-    N = X.shape[0]
-    rows = np.arange(N)
-    if N > MAX_ROWS_FOR_INITIAL_POSTERIOR:
-        rows = np.sort(np.random.default_rng(seed).choice(N, MAX_ROWS_FOR_INITIAL_POSTERIOR, replace=False))
+def _last_layer_posterior(
+    hidden: List[RandomFeatureLayer], last: RandomFeatureLayer, data: BuilderData, feed_forward: bool, seed: int
+) -> Dict[str, np.ndarray]:
+    """``w_mean`` ``[F, L]`` and ``w_std`` ``[F, L]``: q(W) of the ``last`` layer (as it starts) at
+    the mean-field optimum of its Bayesian linear model y = Φ W + ε on the features of the
+    ``hidden`` layers' mean outputs: with A = I + ΦᵀΦ/σ² (summed over at most 2,000 rows, scaled
+    to N), mean A⁻¹ΦᵀY/σ² (the exact posterior mean, which is also the mean-field one) and
+    standard deviations 1/sqrt(diag A) (the mean-field ones)."""
+    X, Y = data.X, data.Y
+    rows = np.arange(len(X))
+    if len(X) > MAX_ROWS_FOR_INITIAL_POSTERIOR:
+        rows = np.sort(np.random.default_rng(seed).choice(len(X), MAX_ROWS_FOR_INITIAL_POSTERIOR, replace=False))
     X_rows = tf.convert_to_tensor(X[rows])
     inputs = X_rows[None]
     fixed_seed = tf.constant([seed, 0], tf.int64)
-    for layer in layers[:-1]:
-        features = layer.features(inputs, fixed_seed)
-        inputs = tf.linalg.matmul(features, layer.w_mean)
+    for layer in hidden:
+        inputs = tf.linalg.matmul(layer.features(inputs, fixed_seed), layer.w_mean)
         if feed_forward:
             inputs = tf.concat([inputs, X_rows[None]], axis=-1)
-    last = layers[-1]
     Phi = last.features(inputs, fixed_seed)[0].numpy()
-    scale = N / len(rows)
+    noise_variance = data.likelihood.variance.numpy()
+    scale = data.num_data / len(rows)
     precision = np.eye(Phi.shape[1]) + scale * Phi.T @ Phi / noise_variance
     chol = np.linalg.cholesky(precision)
     mean = np.linalg.solve(chol.T, np.linalg.solve(chol, scale * Phi.T @ Y[rows] / noise_variance))
-    last.w_mean.assign(mean)
-    last.w_std.assign(np.tile(1.0 / np.sqrt(np.diag(precision))[:, None], (1, last.output_dim)))
+    std = np.tile(1.0 / np.sqrt(np.diag(precision))[:, None], (1, last.output_dim))
+    return dict(w_mean=mean, w_std=std)

@@ -1,25 +1,30 @@
 """``build_sod_dgp``: subset-of-data deep GPs (Jain, Srijith & Khan 2021) from data, started from
-the prior and the data (``setup="data"``) or with the paper's settings (``setup="paper"``)."""
+the prior and the data (``.default()``) or with the paper's settings (``.paper()``)."""
 
-from typing import Callable, Optional, Union
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Tuple, Union
 
 import gpflow
 import numpy as np
+from gpflow.kernels import Kernel
+from gpflow.likelihoods import Likelihood
 
-from gpflow_deep.builders.initialisation import linear_means, logger, mean_column_variance, training_arrays
+from gpflow_deep.builders.configuration import Presets, configure, log_choice
+from gpflow_deep.builders.initialisation import linear_means, mean_column_variance
+from gpflow_deep.builders.preparation import BuilderData, hidden_width, prepare_data
 from gpflow_deep.builders.stack import KernelFactory, rbf_factory
 from gpflow_deep.builders.subsets import select_subset
-from gpflow_deep.core.validation import check_positive_int
+from gpflow_deep.core.validation import check_choice, check_positive_int
 from gpflow_deep.layers.subset.subset_last_layer import SubsetLastLayer
 from gpflow_deep.layers.subset.subset_layer import SubsetLayer
 from gpflow_deep.models.sod_dgp import SoDDGP
 
+BUILDER = "build_sod_dgp"
 SMALL_DATA = 800  # below this many training points the paper's "small" subset size applies
-SETUPS = ("data", "paper")
 HIDDEN_MEANS = ("zero", "linear")
-DATA_INNER_NOISE_VARIANCE = 1e-8  # setup="data": the inter-layer noise's start (docs/sod.md, issue 11)
-DATA_INNER_Q_SQRT_UNIT = 0.1  # setup="data": Adam moves the hidden Cholesky factors 0.1 × as far (docs/sod.md)
-DATA_NOISE_FRACTION = 0.01  # setup="data": the likelihood's initial variance, as a fraction of var(Y)
+NOISE_SHARE = 0.01  # the default likelihood variance, as a fraction of var(Y)
+
+Start = Tuple[np.ndarray, np.ndarray]  # a layer's initial q: mean [M, L] and Cholesky factors [L, M, M]
 
 
 def default_subset_size(num_data: int) -> int:
@@ -28,257 +33,229 @@ def default_subset_size(num_data: int) -> int:
     return max(1, min(50 if num_data < SMALL_DATA else 100, num_data // 2))
 
 
-def build_sod_dgp(
-    X: np.ndarray,
-    Y: np.ndarray,
-    num_layers: int = 2,
-    subset_size: Optional[int] = None,
-    *,
-    setup: str = "data",
-    subset: Union[str, Callable[[np.ndarray], np.ndarray]] = "kmeans",
-    hidden_width: Optional[int] = None,
-    kernel_factory: Optional[KernelFactory] = None,
-    kernel_variance: Optional[float] = None,
-    lengthscale: Optional[float] = None,
-    noise_variance: Optional[float] = None,
-    inner_noise_variance: Optional[float] = None,
-    inner_q_sqrt_scale: float = 1e-5,
-    inner_q_sqrt_unit: Optional[float] = None,
-    train_inner_covariances: bool = True,
-    joint_sampling: bool = True,
-    whiten: Optional[bool] = None,
-    hidden_mean: Optional[str] = None,
-    ard: Optional[bool] = None,
-    num_samples: int = 10,
-    num_prediction_samples: int = 50,
-    seed: int = 0,
-) -> SoDDGP:
-    """A ``SoDDGP``, in both setups with
+@dataclass(frozen=True)
+class SoDDGPConfig(Presets):
+    """The choices of ``build_sod_dgp``: ``.default()`` starts every q(F_S) from the prior and the
+    data and keeps the subset's samples steady from path to path (``docs/sod.md``, "Two layers");
+    ``.paper()`` is the paper's (its Section 4 and public code). A field left None is decided from
+    the data.
 
-    - the subset: ``subset_size`` points (:func:`default_subset_size` by default: 50 or 100,
-      at most N/2) chosen by k-means, each centre's nearest data point (``subset="random"``, or
-      any function of X returning indices);
-    - hidden layers of width ``hidden_width`` = min(30, D);
-    - RBF kernels; any kernel through ``kernel_factory(layer_index, input_width)``;
-    - one Gaussian likelihood whose variance the last layer's q^ shares (eq. 12);
-    - hidden layers sampled jointly on each path (``joint_sampling``: F_S drawn from q, the other
-      points from the GP given that draw, eq. 15) rather than point by point (the public code);
-    - T = ``num_samples`` = 10 paths in training, 50 in predictions.
-
-    ``setup="data"`` (the default) starts every q(F_S) from the prior and the data, and keeps the
-    subset's samples, the next layer's inducing inputs, steady from path to path (docs/sod.md,
-    "Two layers"):
-
-    - every q(F_S) whitened per path (``whiten=True``): q over V = Lk⁻¹ F_S with Lk = chol K at
-      the path's subset inputs, so that above the first layer, where those inputs are samples,
-      q(F_S | Z_S) moves with them and the KL does not depend on the path (the paper's q is over
-      F_S itself, ``whiten=False``);
-    - hidden layers with DSVI's fixed linear mean functions (``hidden_mean="linear"``: the
-      identity, or the PCA projection when narrowing, as in Salimbeni & Deisenroth 2017; the
-      paper's are zero, ``hidden_mean="zero"``), each hidden q(F_S) over the GP's residual with its
-      mean at zero, so that the hidden layers start as the identity (with zero means: q's mean at
-      the identity of the subset's inputs), and the Cholesky factor ``inner_q_sqrt_scale`` (1e-5)
-      · chol K(subset inputs);
-    - RBF kernels with one lengthscale per input (``ard=True``; the paper's code has one for all);
-    - the last q(F_S) is the prior N(0, K), so that q^ starts as the GP posterior given y_S;
-    - lengthscales 0.5 · sqrt(D_in) × the inputs' standard deviation (the paper's 0.5 for one
-      standardised input; shorter ones than sqrt(D_in) keep K(X_S) of a dense subset well conditioned),
-      hidden kernel variances the variance of their inputs, the last one var(Y), the likelihood's
-      0.01 · var(Y);
-    - the inter-layer noise variances start at 1e-8 and the hidden Cholesky factors are trained in
-      units of ``inner_q_sqrt_unit`` = 0.1 (q_sqrt = 0.1 × the optimiser's variable): Adam's steps
-      are about the learning rate whatever the gradient, and at full size they grow the factors
-      within tens of steps far past their optimum, the subset's samples then jitter from path to
-      path and the last layer's KL against p(F_S | Z_S) drives its lengthscale to zero (the 1-D
-      chirp of ``examples/subset_of_data.py``, docs/sod.md); ``train_inner_covariances=False``
-      holds both fixed (the default until 2026-11-24).
-
-    ``setup="paper"`` is the paper's (its Section 4 and public code): q(F_S) not whitened, zero mean functions, RBF
-    kernels with one lengthscale, variance and lengthscale 0.5,
-    noise variances 1e-5 between layers and 0.01 at the likelihood, q(F_S) means uniform in
-    [0, 1) (the code's random start), Cholesky factors ``inner_q_sqrt_scale`` · I on inner layers
-    and I on the last, everything trained in its own units.
-
-    Explicit ``whiten``, ``hidden_mean``, ``ard``, ``kernel_variance``, ``lengthscale``, ``noise_variance``,
-    ``inner_noise_variance`` and ``inner_q_sqrt_unit`` win over either setup's.
+    :ivar subset_size: M, the subset's size; None: :func:`default_subset_size` of N (50 or 100,
+        at most N/2), at most the rows given (with a ``subset`` function: its count).
+    :ivar subset: ``"kmeans"`` (each k-means centre's nearest data point, the paper's),
+        ``"random"``, or a function of X returning indices.
+    :ivar hidden_width: the hidden layers' width; None: min(30, D).
+    :ivar kernel_factory: ``(layer_index, input_width) -> kernel``; None: RBF kernels.
+    :ivar kernel_variance: the RBF kernels' variance; None: the variance of the data reaching the
+        layer, var(Y_S) on the last (the paper's 0.5).
+    :ivar lengthscale: the RBF lengthscales; None: 0.5 · sqrt(D_in) × the standard deviation of the
+        data reaching the layer (the paper's 0.5).
+    :ivar ard: one lengthscale per input (the paper's code has one for all).
+    :ivar noise_variance: the Gaussian likelihood's initial variance, when no likelihood is given
+        (the last layer's q^ shares it, eq. 12); None: 0.01·var(Y) (the paper's 0.01).
+    :ivar inner_noise_variance: the inter-layer noise's start (the paper's 1e-5).
+    :ivar inner_q_sqrt_scale: hidden Cholesky factors start at this × chol K (or × I with
+        ``random_start``).
+    :ivar inner_q_sqrt_unit: the optimiser's unit for the hidden Cholesky factors (0.1: Adam moves
+        them a tenth as far, ``docs/sod.md``; the paper's 1).
+    :ivar train_inner_covariances: learn the hidden Cholesky factors and inter-layer noise
+        (False holds both at their start).
+    :ivar joint_sampling: hidden layers sampled jointly on each path (F_S from q, the other points
+        from the GP given that draw, eq. 15) rather than point by point (the public code).
+    :ivar whiten: every q over V = Lk⁻¹ F_S at the path's subset inputs, so that q moves with them
+        and the KL does not depend on the path (the paper's q is over F_S itself).
+    :ivar hidden_mean: ``"linear"`` (DSVI's fixed linear means, q(F_S) over the GP's residual) or
+        ``"zero"`` (the paper's).
+    :ivar random_start: the paper code's start: q(F_S) means uniform in [0, 1), Cholesky factors
+        ``inner_q_sqrt_scale`` · I inside and I last; False: hidden q(F_S) at the projection of the
+        subset's inputs (zero over a linear mean's residual), the last q(F_S) the prior N(0, K).
+    :ivar num_samples: T, the paths per training step.
+    :ivar num_prediction_samples: the paths for predictions.
     """
-    num_layers = check_positive_int("num_layers", num_layers)
-    if setup not in SETUPS:
-        raise ValueError(f"setup must be one of {SETUPS}, got {setup!r}")
-    paper = setup == "paper"
-    hidden_mean = ("zero" if paper else "linear") if hidden_mean is None else hidden_mean
-    if hidden_mean not in HIDDEN_MEANS:
-        raise ValueError(f"hidden_mean must be one of {HIDDEN_MEANS}, got {hidden_mean!r}")
-    ard = (not paper) if ard is None else bool(ard)
-    whiten = (not paper) if whiten is None else bool(whiten)
-    X, Y = training_arrays(X, Y)
-    N, D = X.shape
-    if subset_size is None:
-        size = None if callable(subset) else default_subset_size(N)
+
+    subset_size: Optional[int] = None
+    subset: Union[str, Callable[[np.ndarray], np.ndarray]] = "kmeans"
+    hidden_width: Optional[int] = None
+    kernel_factory: Optional[KernelFactory] = None
+    kernel_variance: Optional[float] = None
+    lengthscale: Optional[float] = None
+    ard: bool = True
+    noise_variance: Optional[float] = None
+    inner_noise_variance: float = 1e-8
+    inner_q_sqrt_scale: float = 1e-5
+    inner_q_sqrt_unit: float = 0.1
+    train_inner_covariances: bool = True
+    joint_sampling: bool = True
+    whiten: bool = True
+    hidden_mean: str = "linear"
+    random_start: bool = False
+    num_samples: int = 10
+    num_prediction_samples: int = 50
+
+    @classmethod
+    def paper(cls) -> "SoDDGPConfig":
+        """Section 4 and the public code: unwhitened q, zero means, RBF kernels with one
+        lengthscale, variance and lengthscale 0.5, noise 1e-5 between layers and 0.01 at the
+        likelihood, the random start, everything trained in its own units."""
+        return cls(
+            kernel_variance=0.5,
+            lengthscale=0.5,
+            ard=False,
+            noise_variance=0.01,
+            inner_noise_variance=1e-5,
+            inner_q_sqrt_unit=1.0,
+            whiten=False,
+            hidden_mean="zero",
+            random_start=True,
+        )
+
+
+def build_sod_dgp(
+    X, Y, num_layers: int = 2, subset_size=None, *, config=None, likelihood=None, num_data=None, seed=0, **overrides
+) -> SoDDGP:
+    """A ``SoDDGP`` of ``num_layers`` subset layers from X ``[n, D]`` and Y ``[n, P]``, set up as
+    ``config`` says (:class:`SoDDGPConfig`, by default ``.default()``; ``setup="paper"`` is
+    ``config=SoDDGPConfig.paper()``, ``setup="data"`` the default; ``overrides`` are its fields,
+    and ``subset_size``, the one also taken by position, is one of them).
+
+    The likelihood is a Gaussian (the last layer's q^ of eq. 12 needs one). With ``num_data`` = N,
+    X and Y are a sample of a training set of N rows: the subset, the projections and the scales
+    come from the sample, the objective counts N points.
+    """
+    if subset_size is not None:
+        overrides = dict(overrides, subset_size=subset_size)
+    config = configure(BUILDER, SoDDGPConfig, config, overrides, ("setup", {"data": "default", "paper": "paper"}))
+    check_choice("hidden_mean", config.hidden_mean, HIDDEN_MEANS)
+    data = prepare_data(X, Y, num_layers, likelihood, lambda Y: _default_likelihood(config, Y), num_data)
+    indices = select_subset(data.X, _subset_size(config, data), config.subset, seed)
+    M, D = len(indices), data.X.shape[1]
+    widths = [D] + [hidden_width(BUILDER, config.hidden_width, D)] * (data.num_layers - 1)
+    means, layer_data = linear_means(data.X, data.X, widths[1:])  # X as each layer receives it
+    subset_inputs = [inputs[indices] for inputs in layer_data]
+    hidden_means = means if config.hidden_mean == "linear" else [None] * len(means)
+    kernels = _kernels(config, layer_data, data.Y[indices])
+    output_widths = widths[1:] + [data.Y.shape[1]]
+    if config.random_start:
+        starts = _random_starts(config, M, output_widths, seed)
     else:
-        size = check_positive_int("subset_size", subset_size)
-        if size > N:
-            raise ValueError(f"subset_size={size} is more than the N={N} training points")
-    indices = select_subset(X, size, subset, seed)
-    M = len(indices)
-    width = check_positive_int("hidden_width", hidden_width if hidden_width is not None else min(30, D))
-    y_variance = mean_column_variance(Y)
-    if noise_variance is None:
-        noise_variance = 0.01 if paper else DATA_NOISE_FRACTION * y_variance
-    if inner_noise_variance is None:
-        inner_noise_variance = 1e-5 if paper else DATA_INNER_NOISE_VARIANCE
-    if inner_q_sqrt_unit is None:
-        inner_q_sqrt_unit = 1.0 if paper else DATA_INNER_Q_SQRT_UNIT
-    likelihood = gpflow.likelihoods.Gaussian(variance=noise_variance)
-    widths = [D] + [width] * (num_layers - 1)
-    means, layer_data = linear_means(X, X, widths[1:])  # X as each layer receives it, through the projections
-    subset_inputs = [data[indices] for data in layer_data]
-    hidden_means = means if hidden_mean == "linear" else [None] * len(means)
-    if paper:
-        make_kernel = kernel_factory or rbf_factory(
-            0.5 if kernel_variance is None else kernel_variance, 0.5 if lengthscale is None else lengthscale, ard
-        )
-        layers = _paper_layers(
-            widths,
+        starts = _data_starts(config, kernels, subset_inputs, hidden_means, output_widths)
+    layers = [
+        SubsetLayer(
+            kernel,
             M,
-            Y[indices],
-            likelihood,
-            make_kernel,
-            hidden_means,
-            inner_q_sqrt_scale,
-            inner_q_sqrt_unit,
-            whiten,
-            seed,
+            widths[index],
+            widths[index + 1],
+            q_mu=q_mu,
+            q_sqrt=q_sqrt,
+            noise_variance=config.inner_noise_variance,
+            q_sqrt_unit=config.inner_q_sqrt_unit,
+            trainable_covariances=config.train_inner_covariances,
+            mean_function=mean,
+            joint_sampling=config.joint_sampling,
+            whiten=config.whiten,
+            name=f"layer_{index}",
         )
-    else:
-        kernels = _data_kernels(layer_data, Y[indices], kernel_factory, kernel_variance, lengthscale, ard)
-        layers = _data_layers(
-            kernels, subset_inputs, Y[indices], likelihood, hidden_means, inner_q_sqrt_scale, inner_q_sqrt_unit, whiten
-        )
-    for layer in layers[:-1]:
-        layer.joint_sampling = bool(joint_sampling)
-        layer.noise_variance.assign(inner_noise_variance)
-        gpflow.set_trainable(layer.noise_variance, train_inner_covariances)
-        gpflow.set_trainable(layer.q_sqrt, train_inner_covariances)
-    if not paper:
-        logger.info(
-            "build_sod_dgp: subset_size=%d, hidden_width=%d, q(F_S) from the prior and the data, inner "
-            "covariances %s (setup='data'; setup='paper' for the paper's)",
-            M,
-            width,
-            "trained" if train_inner_covariances else "held fixed",
-        )
+        for index, (kernel, mean, (q_mu, q_sqrt)) in enumerate(zip(kernels, hidden_means, starts))
+    ]
+    q_mu, q_sqrt = starts[-1]
+    last = SubsetLastLayer(
+        kernels[-1],
+        M,
+        widths[-1],
+        data.likelihood,
+        data.Y[indices],
+        q_mu=q_mu,
+        q_sqrt=q_sqrt,
+        whiten=config.whiten,
+        name=f"layer_{len(layers)}",
+    )
     return SoDDGP(
-        layers,
-        likelihood,
-        X[indices],
-        num_data=N,
-        num_samples=num_samples,
-        num_prediction_samples=num_prediction_samples,
+        layers + [last],
+        data.likelihood,
+        data.X[indices],
+        num_data=data.num_data,
+        num_samples=config.num_samples,
+        num_prediction_samples=config.num_prediction_samples,
         seed=seed,
     )
 
 
-def _paper_layers(widths, M, Y_S, likelihood, make_kernel, hidden_means, inner_q_sqrt_scale, unit, whiten, seed):
-    """The paper's start: q(F_S) means uniform in [0, 1), Cholesky factors scale · I inside, I last
-    (with ``whiten``, the same numbers as q(V)'s)."""
+def _default_likelihood(config: SoDDGPConfig, Y: np.ndarray) -> Likelihood:
+    """A Gaussian of the config's noise variance, by default 1 % of the targets' variance."""
+    variance = config.noise_variance
+    if variance is None:
+        variance = log_choice(BUILDER, "noise_variance", NOISE_SHARE * mean_column_variance(Y), "1% of var(Y)")
+    return gpflow.likelihoods.Gaussian(variance=variance)
+
+
+def _subset_size(config: SoDDGPConfig, data: BuilderData) -> Optional[int]:
+    """M as configured (checked against the rows given), or the paper's for N, or None for a
+    subset function to decide."""
+    if config.subset_size is not None:
+        size = check_positive_int("subset_size", config.subset_size)
+        if size > len(data.X):
+            raise ValueError(f"subset_size={size} is more than the N={len(data.X)} training points")
+        return size
+    if callable(config.subset):
+        return None
+    size = min(default_subset_size(data.num_data), len(data.X))
+    return log_choice(BUILDER, "subset_size", size, f"the paper's for {data.num_data} training points")
+
+
+def _kernels(config: SoDDGPConfig, layer_data: List[np.ndarray], Y_S: np.ndarray) -> List[Kernel]:
+    """Each layer's kernel, ``kernel_factory``'s or an RBF over ``layer_data``, the training
+    inputs as they reach the layer, with the configured variance and lengthscale, or when None
+    (decided here, logged) that data's variance (var(Y_S) last) and 0.5 · sqrt(D_in) × its
+    standard deviation."""
+    if config.kernel_factory is not None:
+        return [config.kernel_factory(index, data.shape[1]) for index, data in enumerate(layer_data)]
+    variances = [config.kernel_variance] * len(layer_data)
+    if config.kernel_variance is None:
+        variances = [mean_column_variance(data) for data in layer_data[:-1]] + [mean_column_variance(Y_S)]
+        log_choice(BUILDER, "kernel_variance", variances, "per layer: its inputs' variance, var(Y_S) last")
+    lengthscales = [config.lengthscale] * len(layer_data)
+    if config.lengthscale is None:
+        lengthscales = [0.5 * np.sqrt(data.shape[1] * mean_column_variance(data)) for data in layer_data]
+        log_choice(BUILDER, "lengthscale", lengthscales, "per layer: 0.5·sqrt(D_in) × its inputs' std")
+    return [
+        rbf_factory(variance, lengthscale, config.ard)(index, data.shape[1])
+        for index, (data, variance, lengthscale) in enumerate(zip(layer_data, variances, lengthscales))
+    ]
+
+
+def _random_starts(config: SoDDGPConfig, M: int, output_widths: List[int], seed: int) -> List[Start]:
+    """The paper code's start for each layer: q(F_S) means uniform in [0, 1), Cholesky factors
+    ``inner_q_sqrt_scale`` · I inside and I last (with ``whiten``, the same numbers as q(V)'s)."""
     rng = np.random.default_rng(seed)
-    layers = []
-    for index, (input_dim, mean) in enumerate(zip(widths[:-1], hidden_means)):
-        layers.append(
-            SubsetLayer(
-                make_kernel(index, input_dim),
-                M,
-                input_dim,
-                widths[index + 1],
-                q_mu=rng.uniform(size=(M, widths[index + 1])),
-                q_sqrt=inner_q_sqrt_scale * np.tile(np.eye(M)[None], (widths[index + 1], 1, 1)),
-                q_sqrt_unit=unit,
-                mean_function=mean,
-                whiten=whiten,
-                name=f"layer_{index}",
-            )
-        )
-    layers.append(
-        SubsetLastLayer(
-            make_kernel(len(widths) - 1, widths[-1]),
-            M,
-            widths[-1],
-            likelihood,
-            Y_S,
-            q_mu=rng.uniform(size=(M, Y_S.shape[1])),
-            whiten=whiten,
-            name=f"layer_{len(widths) - 1}",
-        )
-    )
-    return layers
+    scales = [config.inner_q_sqrt_scale] * (len(output_widths) - 1) + [1.0]
+    return [
+        (rng.uniform(size=(M, width)), scale * np.tile(np.eye(M)[None], (width, 1, 1)))
+        for width, scale in zip(output_widths, scales)
+    ]
 
 
-def _data_kernels(layer_data, Y_S, kernel_factory, kernel_variance, lengthscale, ard):
-    """Each layer's kernel, ``kernel_factory``'s or an RBF scaled to ``layer_data``, the training
-    inputs as they reach the layer: variance that data's (var(Y_S) last), lengthscale
-    0.5 · sqrt(D_in) × its standard deviation."""
-    kernels = []
-    for index, data in enumerate(layer_data):
-        input_dim = data.shape[1]
-        if kernel_factory is not None:
-            kernels.append(kernel_factory(index, input_dim))
-            continue
-        last = index == len(layer_data) - 1
-        variance = kernel_variance if kernel_variance is not None else mean_column_variance(Y_S if last else data)
-        ell = lengthscale if lengthscale is not None else 0.5 * np.sqrt(input_dim * mean_column_variance(data))
-        kernels.append(rbf_factory(variance, ell, ard)(index, input_dim))
-    return kernels
-
-
-def _data_layers(kernels, subset_inputs, Y_S, likelihood, hidden_means, scale, unit, whiten):
-    """The start from the prior and the data, on each layer's ``subset_inputs`` (X_S carried through
-    the linear projections): hidden q(F_S) at the projection (or, over a linear mean's residual, at
-    zero) with Cholesky factor scale · chol K, the last q(F_S) the prior N(0, K); with ``whiten``
-    the same distributions on the subset, as q(V) for V = (chol K)⁻¹ F_S."""
-    M = Y_S.shape[0]
-
-    def prior_cholesky(kernel, inputs):
-        return np.linalg.cholesky(kernel.K(inputs).numpy() + gpflow.config.default_jitter() * np.eye(M))
-
-    def start(kernel, inputs, mean, sqrt_scale):
-        """q's mean ``[M, L]`` and Cholesky factors ``[L, M, M]`` for F_S ~ N(mean, sqrt_scale² K)."""
-        chol = prior_cholesky(kernel, inputs)
-        if whiten:
+def _data_starts(
+    config: SoDDGPConfig,
+    kernels: List[Kernel],
+    subset_inputs: List[np.ndarray],
+    hidden_means: list,
+    output_widths: List[int],
+) -> List[Start]:
+    """The start from the prior and the data, on each layer's ``subset_inputs`` (X_S carried
+    through the linear projections): hidden q(F_S) at the projection (over a linear mean's
+    residual, at zero) with Cholesky factor ``inner_q_sqrt_scale`` · chol K, the last q(F_S) the
+    prior N(0, K); with ``whiten`` the same distributions on the subset, as q(V) for
+    V = (chol K)⁻¹ F_S."""
+    M = len(subset_inputs[0])
+    targets = [
+        outputs if mean is None else np.zeros_like(outputs) for outputs, mean in zip(subset_inputs[1:], hidden_means)
+    ]
+    targets.append(np.zeros((M, output_widths[-1])))
+    scales = [config.inner_q_sqrt_scale] * len(hidden_means) + [1.0]
+    starts = []
+    for kernel, inputs, mean, scale in zip(kernels, subset_inputs, targets, scales):
+        chol = np.linalg.cholesky(kernel.K(inputs).numpy() + gpflow.config.default_jitter() * np.eye(M))
+        if config.whiten:
             mean, chol = np.linalg.solve(chol, mean), np.eye(M)
-        return mean, sqrt_scale * np.tile(chol[None], (mean.shape[1], 1, 1))
-
-    layers = []
-    hidden = zip(kernels, subset_inputs, subset_inputs[1:], hidden_means)
-    for index, (kernel, inputs, outputs, mean) in enumerate(hidden):
-        q_mu, q_sqrt = start(kernel, inputs, outputs if mean is None else np.zeros_like(outputs), scale)
-        layers.append(
-            SubsetLayer(
-                kernel,
-                M,
-                inputs.shape[1],
-                outputs.shape[1],
-                q_mu=q_mu,
-                q_sqrt=q_sqrt,
-                q_sqrt_unit=unit,
-                mean_function=mean,
-                whiten=whiten,
-                name=f"layer_{index}",
-            )
-        )
-    kernel, inputs = kernels[-1], subset_inputs[-1]
-    q_mu, q_sqrt = start(kernel, inputs, np.zeros((M, Y_S.shape[1])), 1.0)
-    layers.append(
-        SubsetLastLayer(
-            kernel,
-            M,
-            inputs.shape[1],
-            likelihood,
-            Y_S,
-            q_mu=q_mu,
-            q_sqrt=q_sqrt,
-            whiten=whiten,
-            name=f"layer_{len(kernels) - 1}",
-        )
-    )
-    return layers
+        starts.append((mean, scale * np.tile(chol[None], (mean.shape[1], 1, 1))))
+    return starts

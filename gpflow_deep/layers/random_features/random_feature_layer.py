@@ -54,6 +54,8 @@ class RandomFeatureLayer(gpflow.base.Module):
         layer (appended to its inputs, :func:`~gpflow_deep.propagation.sample_layers_feeding_inputs`):
         Ω then has D_in + D rows; 0 (the default) for none.
     :param seed: seeds the fixed ε of Ω (an int or ints, as ``numpy.random.default_rng`` takes).
+    :param w_mean: q(W)'s initial means, broadcast to ``[F, L]``; zeros (the prior's) by default.
+    :param w_std: q(W)'s initial standard deviations, broadcast to ``[F, L]``; ones (the prior's) by default.
     """
 
     def __init__(
@@ -67,6 +69,8 @@ class RandomFeatureLayer(gpflow.base.Module):
         local_reparameterisation: bool = False,
         fed_input_dim: int = 0,
         seed: Union[int, Sequence[int]] = 0,
+        w_mean: Optional[TensorType] = None,
+        w_std: Optional[TensorType] = None,
         name: Optional[str] = None,
     ):
         super().__init__(name=name)
@@ -91,8 +95,10 @@ class RandomFeatureLayer(gpflow.base.Module):
             self.omega_mean = Parameter(np.zeros((rows, R)), dtype=default_float(), name="omega_mean")
             self.omega_std = Parameter(prior_std, transform=positive(), dtype=default_float(), name="omega_std")
         F = 2 * R if self._is_rbf else R
-        self.w_mean = Parameter(np.zeros((F, self.output_dim)), dtype=default_float(), name="w_mean")
-        self.w_std = Parameter(np.ones((F, self.output_dim)), transform=positive(), dtype=default_float(), name="w_std")
+        w_mean = np.broadcast_to(0.0 if w_mean is None else w_mean, (F, self.output_dim))
+        w_std = np.broadcast_to(1.0 if w_std is None else w_std, (F, self.output_dim))
+        self.w_mean = Parameter(w_mean, dtype=default_float(), name="w_mean")
+        self.w_std = Parameter(w_std, transform=positive(), dtype=default_float(), name="w_std")
 
     @property
     def path_dependent(self) -> bool:

@@ -50,6 +50,8 @@ class SubsetLayer(gpflow.base.Module):
         "Training the hidden covariances").
     :param noise_variance: initial σ_l² between this layer and the next (trainable); None for no
         noise (a last layer, whose noise is the likelihood's).
+    :param trainable_covariances: learn ``q_sqrt`` and the noise variance; False holds both at
+        their start.
     :param mean_function: m ``[S, N, D] → [S, N, L]``, e.g. DSVI's fixed linear projection
         (``gpflow.mean_functions.Identity``); None for the paper's zero mean.
     :param joint_sampling: on each path, draw F_S ~ q(F_S) jointly and the other points' values from
@@ -75,6 +77,7 @@ class SubsetLayer(gpflow.base.Module):
         q_sqrt: Optional[TensorType] = None,
         noise_variance: Optional[float] = 1e-5,
         q_sqrt_unit: float = 1.0,
+        trainable_covariances: bool = True,
         mean_function: Optional[MeanFunction] = None,
         joint_sampling: bool = False,
         whiten: bool = False,
@@ -100,13 +103,21 @@ class SubsetLayer(gpflow.base.Module):
             if q_sqrt_unit == 1
             else tfp.bijectors.Chain([tfp.bijectors.Scale(np.asarray(q_sqrt_unit, default_float())), triangular()])
         )
-        self.q_sqrt = Parameter(q_sqrt, transform=transform, dtype=default_float(), name="q_sqrt")
+        self.q_sqrt = Parameter(
+            q_sqrt, transform=transform, dtype=default_float(), trainable=trainable_covariances, name="q_sqrt"
+        )
         for label, value, shape in (("q_mu", self.q_mu, (M, L)), ("q_sqrt", self.q_sqrt, (L, M, M))):
             if tuple(value.shape) != shape:
                 raise ValueError(f"{label} must have shape {list(shape)}, got {list(value.shape)}")
         self.noise_variance = None
         if noise_variance is not None:
-            self.noise_variance = Parameter(noise_variance, transform=positive(), dtype=default_float(), name="noise")
+            self.noise_variance = Parameter(
+                noise_variance,
+                transform=positive(),
+                dtype=default_float(),
+                trainable=trainable_covariances,
+                name="noise",
+            )
 
     @check_shapes(
         "chol_kuu: [S, M, M]",
