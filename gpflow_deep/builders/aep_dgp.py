@@ -2,15 +2,15 @@
 
 from dataclasses import dataclass
 
-import gpflow
 import numpy as np
 
 from gpflow_deep.builders.configuration import Presets, configure
-from gpflow_deep.builders.preparation import prepare_data
+from gpflow_deep.builders.preparation import gaussian_likelihood, prepare_data
 from gpflow_deep.builders.stack import LayerPlan, StackFields, plan_from_data
 from gpflow_deep.layers import AEPLayer
 from gpflow_deep.models.aep_dgp import AEPDGP
 
+BUILDER = "build_aep_dgp"
 PUBLIC_CODE_NUM_INDUCING = 100
 
 
@@ -52,7 +52,7 @@ def build_aep_dgp(
     With ``num_data`` = N, X and Y are a sample of a training set of N rows: k-means and the
     projections see the sample; the sites and the objective count N points.
     """
-    config = configure("build_aep_dgp", AEPDGPConfig, config, overrides, None)
+    config = configure(BUILDER, AEPDGPConfig, config, overrides, None)
     if not 0 < config.inner_posterior_std < 1:
         raise ValueError(f"inner_posterior_std must lie in (0, 1) (the prior's), got {config.inner_posterior_std!r}")
     data = prepare_data(
@@ -60,11 +60,11 @@ def build_aep_dgp(
         Y,
         num_layers,
         likelihood,
-        lambda _: gpflow.likelihoods.Gaussian(variance=config.likelihood_variance),
+        lambda Y: gaussian_likelihood(BUILDER, config.likelihood_variance, Y),
         num_data,
     )
     bounds = (PUBLIC_CODE_NUM_INDUCING, PUBLIC_CODE_NUM_INDUCING)
-    plans = plan_from_data("build_aep_dgp", data, config, seed, trainable_means=False, bounds=bounds)
+    plans = plan_from_data(BUILDER, data, config, seed, trainable_means=False, bounds=bounds)
     kernel_factory = config.kernels()
     inner_scale = np.sqrt(1.0 / config.inner_posterior_std**2 - 1.0)
     layers = [

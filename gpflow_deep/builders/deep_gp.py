@@ -2,13 +2,12 @@
 
 from dataclasses import dataclass
 
-import gpflow
-
 from gpflow_deep.builders.configuration import Presets, configure
-from gpflow_deep.builders.preparation import prepare_data
+from gpflow_deep.builders.preparation import gaussian_likelihood, prepare_data
 from gpflow_deep.builders.stack import StackFields, gp_layer_stack, plan_from_data
 from gpflow_deep.models import DeepGP
 
+BUILDER = "build_deep_gp"
 PAPER_NUM_INDUCING = 100
 
 
@@ -48,13 +47,13 @@ def build_deep_gp(
     a training set of N rows: k-means and the projections see the sample, the objective is
     scaled to N.
     """
-    config = configure("build_deep_gp", DeepGPConfig, config, overrides, None)
+    config = configure(BUILDER, DeepGPConfig, config, overrides, None)
     data = prepare_data(
-        X, Y, num_layers, likelihood, lambda _: gpflow.likelihoods.Gaussian(variance=config.noise_variance), num_data
+        X, Y, num_layers, likelihood, lambda Y: gaussian_likelihood(BUILDER, config.noise_variance, Y), num_data
     )
     bounds = (PAPER_NUM_INDUCING, PAPER_NUM_INDUCING)
     layers = gp_layer_stack(
-        plan_from_data("build_deep_gp", data, config, seed, trainable_means=False, bounds=bounds),
+        plan_from_data(BUILDER, data, config, seed, trainable_means=False, bounds=bounds),
         config.kernels(),
         inner_noise_variance=config.inner_noise_variance,
         inner_q_sqrt_scale=config.inner_q_sqrt_scale,

@@ -1,7 +1,7 @@
 """``build_dspp``: a deep sigma point process from data, with safe defaults or the paper's setup."""
 
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Optional
 
 import gpflow
 import numpy as np
@@ -17,6 +17,7 @@ from gpflow_deep.likelihoods import LinearMixingGaussian
 from gpflow_deep.models.dspp import DSPP, BlendedLogLikelihood, gauss_hermite_sigma_points, random_sigma_points
 from gpflow_deep.objectives import DataTerm, predictive_log_likelihood
 
+BUILDER = "build_dspp"
 SIGMA_POINT_INITIALISATIONS = ("random", "gauss_hermite")
 PAPER_NUM_INDUCING = 300
 NOISE_START_SHARE, NOISE_FLOOR_SHARE = 0.1, 0.05
@@ -108,16 +109,14 @@ def build_dspp(
     set of N rows: k-means and the projections see the sample, M and the objective follow N.
     What was decided for the user goes to the ``gpflow_deep`` logger.
     """
-    config = configure(
-        "build_dspp", DSPPConfig, config, overrides, ("paper_defaults", {True: "paper", False: "default"})
-    )
+    config = configure(BUILDER, DSPPConfig, config, overrides, ("paper_defaults", {True: "paper", False: "default"}))
     S = check_positive_int("num_sigma_points", config.num_sigma_points)
     check_choice("sigma_point_initialisation", config.sigma_point_initialisation, SIGMA_POINT_INITIALISATIONS)
     data_term = _data_term(config.expected_log_likelihood_weight)
-    data = prepare_data(X, Y, num_layers, likelihood, _default_likelihood(config), num_data)
+    data = prepare_data(X, Y, num_layers, likelihood, lambda Y: _default_likelihood(config, Y), num_data)
     bounds = (config.min_num_inducing, config.max_num_inducing)
     plans = plan_from_data(
-        "build_dspp", data, config, seed, trainable_means=True, bounds=bounds, per_point=config.inducing_per_point
+        BUILDER, data, config, seed, trainable_means=True, bounds=bounds, per_point=config.inducing_per_point
     )
     layers = gp_layer_stack(
         plans,
@@ -150,31 +149,27 @@ def build_dspp(
     return model
 
 
-def _default_likelihood(config: DSPPConfig) -> Callable[[np.ndarray], Likelihood]:
-    """``Y -> likelihood``: a Gaussian (one column) or a ``LinearMixingGaussian`` (P > 1) of the
-    config's noise start and floor, the None ones decided from Y and logged."""
-
-    def make(Y: np.ndarray) -> Likelihood:
-        scale = config.noise_scale
-        if scale is None:
-            scale = log_choice("build_dspp", "noise_scale", mean_column_variance(Y), "the targets' variance")
-        floor = config.noise_floor
-        if floor is None:
-            floor = log_choice("build_dspp", "noise_floor", NOISE_FLOOR_SHARE * scale, "5% of noise_scale")
-        floor = check_non_negative("noise_floor", floor)
-        variance = config.noise_variance
-        if variance is None:
-            start = max(NOISE_START_SHARE * scale, 2 * floor)
-            variance = log_choice("build_dspp", "noise_variance", start, "10% of noise_scale, at least twice the floor")
-        variance = check_positive("noise_variance", variance)
-        if variance <= floor:
-            raise ValueError(f"noise_variance={variance:.3g} must exceed noise_floor={floor:.3g}")
-        P = Y.shape[1]
-        if P == 1:
-            return gpflow.likelihoods.Gaussian(variance=variance, variance_lower_bound=floor or None)
-        return LinearMixingGaussian(P, P, variance=variance, variance_lower_bound=floor or 1e-12)
-
-    return make
+def _default_likelihood(config: DSPPConfig, Y: np.ndarray) -> Likelihood:
+    """A Gaussian (one column of Y) or a ``LinearMixingGaussian`` (P > 1) of the config's noise
+    start and floor, the None ones decided from Y and logged."""
+    scale = config.noise_scale
+    if scale is None:
+        scale = log_choice(BUILDER, "noise_scale", mean_column_variance(Y), "the targets' variance")
+    floor = config.noise_floor
+    if floor is None:
+        floor = log_choice(BUILDER, "noise_floor", NOISE_FLOOR_SHARE * scale, "5% of noise_scale")
+    floor = check_non_negative("noise_floor", floor)
+    variance = config.noise_variance
+    if variance is None:
+        start = max(NOISE_START_SHARE * scale, 2 * floor)
+        variance = log_choice(BUILDER, "noise_variance", start, "10% of noise_scale, at least twice the floor")
+    variance = check_positive("noise_variance", variance)
+    if variance <= floor:
+        raise ValueError(f"noise_variance={variance:.3g} must exceed noise_floor={floor:.3g}")
+    P = Y.shape[1]
+    if P == 1:
+        return gpflow.likelihoods.Gaussian(variance=variance, variance_lower_bound=floor or None)
+    return LinearMixingGaussian(P, P, variance=variance, variance_lower_bound=floor or 1e-12)
 
 
 def _data_term(weight: float) -> DataTerm:

@@ -4,13 +4,14 @@ the last layer's width."""
 from typing import Callable, NamedTuple, Optional
 
 import numpy as np
-from gpflow.likelihoods import Likelihood
+from gpflow.likelihoods import Gaussian, Likelihood
 
 from gpflow_deep.builders.configuration import log_choice
-from gpflow_deep.builders.initialisation import training_arrays
+from gpflow_deep.builders.initialisation import mean_column_variance, training_arrays
 from gpflow_deep.core.validation import check_positive_int, check_targets
 
 MAX_HIDDEN_WIDTH = 30
+NOISE_SHARE = 0.01  # a default noise variance, as a fraction of the targets' variance
 
 
 class BuilderData(NamedTuple):
@@ -62,3 +63,10 @@ def hidden_width(builder: str, given: Optional[int], input_dim: int, minimum: in
     width = min(MAX_HIDDEN_WIDTH, max(minimum, input_dim))
     rule = f"min({MAX_HIDDEN_WIDTH}, D)" if minimum == 1 else f"min({MAX_HIDDEN_WIDTH}, max({minimum}, D))"
     return log_choice(builder, "hidden_width", width, rule)
+
+
+def gaussian_likelihood(builder: str, variance: Optional[float], Y: np.ndarray) -> Gaussian:
+    """A Gaussian likelihood of initial ``variance``, or when None 1 % of Y's variance, logged."""
+    if variance is None:
+        variance = log_choice(builder, "noise_variance", NOISE_SHARE * mean_column_variance(Y), "1% of var(Y)")
+    return Gaussian(variance=variance)

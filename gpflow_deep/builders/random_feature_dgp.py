@@ -8,20 +8,19 @@ import gpflow
 import numpy as np
 import tensorflow as tf
 from gpflow.kernels import Kernel
-from gpflow.likelihoods import Likelihood
 
 from gpflow_deep.builders.configuration import Presets, configure, log_choice
 from gpflow_deep.builders.initialisation import mean_column_variance
-from gpflow_deep.builders.preparation import BuilderData, hidden_width, prepare_data
+from gpflow_deep.builders.preparation import BuilderData, gaussian_likelihood, hidden_width, prepare_data
 from gpflow_deep.core.validation import check_choice, check_positive_int
 from gpflow_deep.layers import RandomFeatureLayer
 from gpflow_deep.layers.random_features.random_feature_layer import OMEGA_MODES
 from gpflow_deep.models import RandomFeatureDGP
 
+BUILDER = "build_random_feature_dgp"
 KERNELS = ("rbf", "arccos")
 PAPER_HIDDEN_WIDTH = 3
 MAX_ROWS_FOR_INITIAL_POSTERIOR = 2000
-NOISE_SHARE = 0.01  # the default likelihood variance, as a fraction of var(Y)
 
 
 @dataclass(frozen=True)
@@ -99,18 +98,16 @@ def build_random_feature_dgp(
     feature scales and the last layer's start see the sample (scaled to N), the objective N.
     """
     config = configure(
-        "build_random_feature_dgp",
-        RandomFeatureDGPConfig,
-        config,
-        overrides,
-        ("setup", {"data": "default", "paper": "paper"}),
+        BUILDER, RandomFeatureDGPConfig, config, overrides, ("setup", {"data": "default", "paper": "paper"})
     )
     check_choice("kernel", config.kernel, KERNELS)
     check_choice("omega_mode", config.omega_mode, OMEGA_MODES)
     num_features = check_positive_int("num_features", config.num_features)
-    data = prepare_data(X, Y, num_layers, likelihood, lambda Y: _default_likelihood(config, Y), num_data)
+    data = prepare_data(
+        X, Y, num_layers, likelihood, lambda Y: gaussian_likelihood(BUILDER, config.noise_variance, Y), num_data
+    )
     D = data.X.shape[1]
-    width = hidden_width("build_random_feature_dgp", config.hidden_width, D, PAPER_HIDDEN_WIDTH)
+    width = hidden_width(BUILDER, config.hidden_width, D, PAPER_HIDDEN_WIDTH)
     widths = [D] + [width] * (data.num_layers - 1) + [data.output_dim]
     feed_forward, local_reparameterisation = _propagation(config, data)
 
@@ -133,6 +130,7 @@ def build_random_feature_dgp(
     layers = [layer(index, w_std=config.hidden_w_std) for index in range(data.num_layers - 1)]
     start = {}
     if config.last_layer_at_posterior and isinstance(data.likelihood, gpflow.likelihoods.Gaussian):
+        # the last layer's features come from a copy at the prior: its Ω is keyed by the seed
         start = _last_layer_posterior(layers, layer(len(layers)), data, feed_forward, seed)
     layers.append(layer(len(layers), **start))
     return RandomFeatureDGP(
@@ -145,26 +143,15 @@ def build_random_feature_dgp(
     )
 
 
-def _default_likelihood(config: RandomFeatureDGPConfig, Y: np.ndarray) -> Likelihood:
-    """A Gaussian of the config's noise variance, by default 1 % of the targets' variance."""
-    variance = config.noise_variance
-    if variance is None:
-        variance = log_choice(
-            "build_random_feature_dgp", "noise_variance", NOISE_SHARE * mean_column_variance(Y), "1% of var(Y)"
-        )
-    return gpflow.likelihoods.Gaussian(variance=variance)
-
-
 def _propagation(config: RandomFeatureDGPConfig, data: BuilderData) -> Tuple[bool, bool]:
     """``feed_forward`` and ``local_reparameterisation``: the config's, or decided (and logged)."""
-    builder = "build_random_feature_dgp"
     feed_forward, local = config.feed_forward, config.local_reparameterisation
     if feed_forward is None:
         above = config.feed_forward_above
-        feed_forward = log_choice(builder, "feed_forward", data.num_layers > above, f"num_layers > {above}")
+        feed_forward = log_choice(BUILDER, "feed_forward", data.num_layers > above, f"num_layers > {above}")
     if local is None:
         multiclass = isinstance(data.likelihood, gpflow.likelihoods.MultiClass)
-        local = log_choice(builder, "local_reparameterisation", multiclass, "on for a MultiClass likelihood only")
+        local = log_choice(BUILDER, "local_reparameterisation", multiclass, "on for a MultiClass likelihood only")
     return bool(feed_forward), bool(local)
 
 

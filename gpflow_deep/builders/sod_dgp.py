@@ -7,11 +7,10 @@ from typing import Callable, List, Optional, Tuple, Union
 import gpflow
 import numpy as np
 from gpflow.kernels import Kernel
-from gpflow.likelihoods import Likelihood
 
 from gpflow_deep.builders.configuration import Presets, configure, log_choice
 from gpflow_deep.builders.initialisation import linear_means, mean_column_variance
-from gpflow_deep.builders.preparation import BuilderData, hidden_width, prepare_data
+from gpflow_deep.builders.preparation import BuilderData, gaussian_likelihood, hidden_width, prepare_data
 from gpflow_deep.builders.stack import KernelFactory, rbf_factory
 from gpflow_deep.builders.subsets import select_subset
 from gpflow_deep.core.validation import check_choice, check_positive_int
@@ -22,7 +21,6 @@ from gpflow_deep.models.sod_dgp import SoDDGP
 BUILDER = "build_sod_dgp"
 SMALL_DATA = 800  # below this many training points the paper's "small" subset size applies
 HIDDEN_MEANS = ("zero", "linear")
-NOISE_SHARE = 0.01  # the default likelihood variance, as a fraction of var(Y)
 
 Start = Tuple[np.ndarray, np.ndarray]  # a layer's initial q: mean [M, L] and Cholesky factors [L, M, M]
 
@@ -126,7 +124,9 @@ def build_sod_dgp(
         overrides = dict(overrides, subset_size=subset_size)
     config = configure(BUILDER, SoDDGPConfig, config, overrides, ("setup", {"data": "default", "paper": "paper"}))
     check_choice("hidden_mean", config.hidden_mean, HIDDEN_MEANS)
-    data = prepare_data(X, Y, num_layers, likelihood, lambda Y: _default_likelihood(config, Y), num_data)
+    data = prepare_data(
+        X, Y, num_layers, likelihood, lambda Y: gaussian_likelihood(BUILDER, config.noise_variance, Y), num_data
+    )
     indices = select_subset(data.X, _subset_size(config, data), config.subset, seed)
     M, D = len(indices), data.X.shape[1]
     widths = [D] + [hidden_width(BUILDER, config.hidden_width, D)] * (data.num_layers - 1)
@@ -180,14 +180,6 @@ def build_sod_dgp(
     )
 
 
-def _default_likelihood(config: SoDDGPConfig, Y: np.ndarray) -> Likelihood:
-    """A Gaussian of the config's noise variance, by default 1 % of the targets' variance."""
-    variance = config.noise_variance
-    if variance is None:
-        variance = log_choice(BUILDER, "noise_variance", NOISE_SHARE * mean_column_variance(Y), "1% of var(Y)")
-    return gpflow.likelihoods.Gaussian(variance=variance)
-
-
 def _subset_size(config: SoDDGPConfig, data: BuilderData) -> Optional[int]:
     """M as configured (checked against the rows given), or the paper's for N, or None for a
     subset function to decide."""
@@ -198,8 +190,10 @@ def _subset_size(config: SoDDGPConfig, data: BuilderData) -> Optional[int]:
         return size
     if callable(config.subset):
         return None
-    size = min(default_subset_size(data.num_data), len(data.X))
-    return log_choice(BUILDER, "subset_size", size, f"the paper's for {data.num_data} training points")
+    size, rule = default_subset_size(data.num_data), f"the paper's for {data.num_data} training points"
+    if size > len(data.X):
+        size, rule = len(data.X), f"{rule}, capped at the {len(data.X)} rows given"
+    return log_choice(BUILDER, "subset_size", size, rule)
 
 
 def _kernels(config: SoDDGPConfig, layer_data: List[np.ndarray], Y_S: np.ndarray) -> List[Kernel]:
