@@ -6,6 +6,7 @@ import tensorflow as tf
 from check_shapes import check_shapes
 from gpflow.config import default_jitter
 
+from gpflow_deep.propagation.checks import check_jointly_sampleable
 from gpflow_deep.propagation.outputs import LayerOutput, broadcast_paths, layer_seed
 
 
@@ -17,11 +18,10 @@ def sample_layers_jointly(layers: Sequence, X: tf.Tensor, num_samples: int, seed
     """Like :func:`sample_layers`, but each path is a joint draw over the N points.
 
     The samples are consistent functions of the inputs (O(N³) per layer and path): use it to draw
-    curves, not for training. Every layer needs a ``full_covariance(inputs)`` (``GPLayer`` has one).
+    curves, not for training. Every layer must be
+    :class:`~gpflow_deep.layers.protocol.JointlySampleable` (``GPLayer`` is).
     """
-    for index, layer in enumerate(layers):
-        if not callable(getattr(layer, "full_covariance", None)) or layer.path_dependent:
-            raise ValueError(f"full_cov: layers[{index}] ({type(layer).__name__}) has no joint covariance to sample")
+    check_jointly_sampleable(layers)
     inputs = X[None]
     outputs = []
     for index, layer in enumerate(layers):

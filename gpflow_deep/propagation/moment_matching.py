@@ -11,16 +11,17 @@ from typing import List, Sequence
 import tensorflow as tf
 from check_shapes import check_shapes
 
-from gpflow_deep.propagation.outputs import LayerOutput
+from gpflow_deep.propagation.checks import check_moment_matchable
+from gpflow_deep.propagation.outputs import LayerOutput, Paths
+from gpflow_deep.propagation.protocol import propagation_shapes
 
 
 @check_shapes("X: [N, D]")
 def moment_matched_layers(layers: Sequence, X: tf.Tensor, mode: str = "posterior") -> List[LayerOutput]:
     """Every layer's matched Gaussian as a ``LayerOutput`` with one path (fields ``[1, N, D_l]``;
-    ``values`` holds the mean, which is what the next layer is centred on)."""
-    for index, layer in enumerate(layers[1:], start=1):
-        if not callable(getattr(layer, "moment_match", None)):
-            raise ValueError(f"moment matching: layers[{index}] ({type(layer).__name__}) has no moment_match")
+    ``values`` holds the mean, which is what the next layer is centred on). Every layer after the
+    first must be :class:`~gpflow_deep.layers.protocol.MomentMatchable`."""
+    check_moment_matchable(layers)
     mean, var = layers[0].marginals(X[None], mode=mode)
     outputs = [LayerOutput(mean, var, mean)]
     for layer in layers[1:]:
@@ -28,3 +29,23 @@ def moment_matched_layers(layers: Sequence, X: tf.Tensor, mode: str = "posterior
         mean, var = mean[None], var[None]
         outputs.append(LayerOutput(mean, var, mean))
     return outputs
+
+
+class MomentMatching:
+    """The rule of :func:`moment_matched_layers`: one path of weight 1, whatever the number of
+    samples or the seed asked for."""
+
+    monte_carlo = False
+
+    @propagation_shapes
+    def __call__(
+        self, layers: Sequence, X: tf.Tensor, num_samples=None, seed=None, *, mode="posterior", first_row=None
+    ):
+        return Paths(moment_matched_layers(layers, X, mode), tf.zeros([1], X.dtype))
+
+    def check(self, layers: Sequence) -> None:
+        """Every layer after the first has a ``moment_match``."""
+        check_moment_matchable(layers)
+
+    def __repr__(self) -> str:
+        return "MomentMatching()"

@@ -6,7 +6,19 @@ import tensorflow as tf
 from check_shapes import check_shapes
 
 from gpflow_deep.core.row_noise import NoiseSource, independent_noise
-from gpflow_deep.propagation.outputs import LayerOutput, broadcast_paths, layer_marginals, layer_seed, own_seed
+from gpflow_deep.propagation.checks import check_fed_inputs
+from gpflow_deep.propagation.joint import sample_layers_jointly
+from gpflow_deep.propagation.outputs import (
+    LayerOutput,
+    Paths,
+    broadcast_paths,
+    layer_marginals,
+    layer_seed,
+    own_seed,
+    rows_noise,
+    uniform_log_weights,
+)
+from gpflow_deep.propagation.protocol import propagation_shapes
 
 
 @check_shapes(
@@ -37,3 +49,28 @@ def sample_layers(
         outputs.append(LayerOutput(*broadcast_paths(mean, var, num_samples), values))
         inputs = values
     return outputs
+
+
+class Sampled:
+    """The rule of :func:`sample_layers`: S independent draws of equal weight 1/S, and joint draws
+    over the points for ``full_cov`` (:func:`~gpflow_deep.propagation.sample_layers_jointly`)."""
+
+    monte_carlo = True
+
+    @propagation_shapes
+    def __call__(
+        self, layers: Sequence, X: tf.Tensor, num_samples, seed: tf.Tensor, *, mode="posterior", first_row=None
+    ):
+        outputs = sample_layers(layers, X, num_samples, seed, mode, rows_noise(X, first_row))
+        return Paths(outputs, uniform_log_weights(num_samples, X.dtype))
+
+    def check(self, layers: Sequence) -> None:
+        """Layers after the first take no fed inputs."""
+        check_fed_inputs(layers, 0)
+
+    def joint(self, layers: Sequence, X: tf.Tensor, num_samples, seed: tf.Tensor) -> List[LayerOutput]:
+        """:func:`~gpflow_deep.propagation.sample_layers_jointly`."""
+        return sample_layers_jointly(layers, X, num_samples, seed)
+
+    def __repr__(self) -> str:
+        return "Sampled()"
