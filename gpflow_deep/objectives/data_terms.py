@@ -11,14 +11,16 @@ from gpflow_deep.core.mixtures import GaussianMixture, mixture_log_density, per_
 
 DataTerm = Callable[[Likelihood, GaussianMixture, tf.Tensor, tf.Tensor, int], tf.Tensor]
 
-data_term_shapes = check_shapes(
+MIXTURE_ON_BATCH = (
     "mixture.means: [S, B, L]",
     "mixture.variances: [S, B, L]",
     "mixture.log_weights: [S]",
     "X: [B, D]",
     "Y: [B, P]",
-    "return: []",
 )
+"""The shapes of a data term's arguments: the paths' mixture on a batch of B points and the batch."""
+
+data_term_shapes = check_shapes(*MIXTURE_ON_BATCH, "return: []")
 """The shape contract of every data term ``(likelihood, mixture, X, Y, num_data) -> []``."""
 
 
@@ -37,9 +39,17 @@ def expected_log_likelihood(
 ) -> tf.Tensor:
     """(N/B) Σ_n Σ_s w_s E_{N(f | μ_s, σ²_s)}[log p(y_n | f)]: the ELBO's data term (DSVI eq. 17;
     w_s = 1/S for Monte Carlo paths)."""
+    pointwise = pointwise_expected_log_likelihood(likelihood, mixture, X, Y)
+    return minibatch_scale(X, num_data) * tf.reduce_sum(pointwise)
+
+
+@check_shapes(*MIXTURE_ON_BATCH, "return: [B]")
+def pointwise_expected_log_likelihood(
+    likelihood: Likelihood, mixture: GaussianMixture, X: tf.Tensor, Y: tf.Tensor
+) -> tf.Tensor:
+    """Σ_s w_s E_{N(f | μ_s, σ²_s)}[log p(y_n | f)] at every point n of the batch, unscaled."""
     expectations = per_component(likelihood.variational_expectations, X, mixture.means, mixture.variances, Y)
-    weighted = _weighted_mean(expectations, mixture.log_weights)
-    return minibatch_scale(X, num_data) * tf.reduce_sum(weighted)
+    return _weighted_mean(expectations, mixture.log_weights)
 
 
 @data_term_shapes
