@@ -18,7 +18,6 @@ from gpflow.models.training_mixins import ExternalDataTrainingLossMixin
 from gpflow_deep.core import predictive
 from gpflow_deep.core.mixtures import GaussianMixture, sample_mixture
 from gpflow_deep.core.numerics import checked_prediction
-from gpflow_deep.core.row_noise import NoiseSource, independent_noise, row_keyed_noise
 from gpflow_deep.core.validation import (
     as_inputs,
     as_model_data,
@@ -26,8 +25,8 @@ from gpflow_deep.core.validation import (
     check_non_negative_int,
     check_positive_int,
 )
-from gpflow_deep.objectives import layer_inputs, total_regulariser
-from gpflow_deep.propagation import LayerOutput
+from gpflow_deep.objectives import total_regulariser
+from gpflow_deep.propagation import JointSampling, LayerOutput, Paths, Propagation
 
 DEFAULT_PREDICTION_SAMPLES = 100  # the DSVI paper's code evaluates the test log-likelihood with 100
 
@@ -78,10 +77,10 @@ def resolve_seed(model: "DeepMixtureModel", seed) -> tf.Tensor:
 class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
     """A stack of layers whose predictive is a finite mixture of Gaussians over the last layer.
 
-    Subclasses say how the paths are made (:meth:`_paths`) and what is maximised
-    (``maximum_log_likelihood_objective``); the predictive API below follows from the mixture and
-    is the same for every model. Monte Carlo models (``monte_carlo = True``) draw ``num_samples``
-    paths keyed by ``seed``; models whose mixture is fixed (DSPP) ignore both.
+    Subclasses say how the paths are made (they set :attr:`propagation` in ``__init__``) and what
+    is maximised (``maximum_log_likelihood_objective``); the predictive API below follows from the
+    mixture and is the same for every model. Monte Carlo models (a rule with ``monte_carlo``) draw
+    ``num_samples`` paths keyed by ``seed``; models whose mixture is fixed (DSPP) ignore both.
 
     :param layers: the layers, input first, each keeping the layer protocol
         (:mod:`gpflow_deep.layers.protocol`); each layer's output width is the next one's input width.
@@ -95,8 +94,6 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
 
     Subclasses pass these keyword options on as ``**options``.
     """
-
-    monte_carlo = True
 
     def __init__(
         self,
@@ -133,30 +130,48 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
         """A fresh ``[2]`` seed for stateless random ops, drawn from ``self.rng``."""
         return self.rng.make_seeds(1)[:, 0]
 
+    @property
+    def propagation(self) -> Propagation:
+        """How the paths are made: a rule of :mod:`gpflow_deep.propagation`, checked against the
+        layers when it is set."""
+        return self._propagation
+
+    @propagation.setter
+    def propagation(self, rule: Propagation) -> None:
+        if not isinstance(rule, Propagation):
+            raise TypeError(f"propagation must be a rule of gpflow_deep.propagation, got {type(rule).__name__}")
+        rule.check(self.layers)
+        self._propagation = rule
+
+    @property
+    def monte_carlo(self) -> bool:
+        """Whether the paths are random draws (``num_samples`` and ``seed`` apply) or a fixed set."""
+        return self.propagation.monte_carlo
+
     def regulariser(self) -> tf.Tensor:
         """Σ_l of every layer's regulariser (the KLs of variational layers), asked without inputs."""
         return total_regulariser(self.layers)
 
-    @abc.abstractmethod
     def _paths(
-        self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor, first_row: Optional[tf.Tensor] = None
-    ) -> Tuple[List[LayerOutput], tf.Tensor]:
+        self,
+        X: tf.Tensor,
+        num_samples: tf.Tensor,
+        seed: tf.Tensor,
+        first_row: Optional[tf.Tensor] = None,
+        mode: str = "posterior",
+    ) -> Paths:
         """Every layer's outputs on S paths at inputs X ``[N, D]``, and the paths' log-weights
-        ``[S]``. Models with a fixed set of paths ignore ``num_samples``, ``seed`` and ``first_row``.
-        With ``first_row`` (predictions), X are rows ``first_row, ...`` of a larger input, and the
-        noise of each row depends on its index there only (:meth:`_noise`)."""
-
-    @staticmethod
-    def _noise(X: tf.Tensor, first_row: Optional[tf.Tensor]) -> NoiseSource:
-        """The propagation noise for inputs X: independent per call in training, keyed by row from
-        ``first_row`` in predictions (so that the prediction chunk size changes nothing)."""
-        if first_row is None:
-            return independent_noise
-        return row_keyed_noise([(first_row, tf.shape(X)[0])])
+        ``[S]``, by the model's :attr:`propagation` with every layer in ``mode``. Fixed sets of paths
+        ignore ``num_samples``, ``seed`` and ``first_row``. With ``first_row`` (predictions), X are
+        rows ``first_row, ...`` of a larger input, and the noise of each row depends on its index
+        there only."""
+        return self.propagation(self.layers, X, num_samples, seed, mode=mode, first_row=first_row)
 
     def _joint_paths(self, X: tf.Tensor, num_samples: int, seed: tf.Tensor) -> List[LayerOutput]:
-        """Paths whose samples are joint over the N points (``full_cov=True``), where the model has them."""
-        raise ValueError(f"full_cov: {type(self).__name__} has no joint samples over the test points")
+        """Paths whose samples are joint over the N points (``full_cov=True``), where the rule has them."""
+        if not isinstance(self.propagation, JointSampling):
+            raise ValueError(f"full_cov: {type(self).__name__} has no joint samples over the test points")
+        return self.propagation.joint(self.layers, X, num_samples, seed)
 
     def _mixture(
         self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor, first_row: Optional[tf.Tensor] = None
@@ -164,14 +179,6 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
         """The predictive mixture over the last layer's f at inputs X ``[N, D]``."""
         outputs, log_weights = self._paths(X, num_samples, seed, first_row)
         return GaussianMixture(outputs[-1].means, outputs[-1].variances, log_weights)
-
-    def _mixture_and_regulariser(
-        self, X: tf.Tensor, num_samples: tf.Tensor, seed: tf.Tensor
-    ) -> Tuple[GaussianMixture, tf.Tensor]:
-        """The mixture at X, and Σ_l regulariser_l given the inputs each layer saw on the same paths."""
-        outputs, log_weights = self._paths(X, num_samples, seed)
-        mixture = GaussianMixture(outputs[-1].means, outputs[-1].variances, log_weights)
-        return mixture, total_regulariser(self.layers, layer_inputs(X, outputs))
 
     def _path_options(self, num_samples: Optional[int], seed) -> dict:
         if not self.monte_carlo:

@@ -1,7 +1,8 @@
 """The last subset-of-data layer: q(F_S) conditioned on the subset's own targets in closed form
-(Jain, Srijith & Khan 2021, eq. 12), with the Gaussian likelihood's noise variance."""
+(Jain, Srijith & Khan 2021, eq. 12), with the Gaussian likelihood's noise variance. It keeps the
+:class:`~gpflow_deep.layers.protocol.ObservedSubsetLayer` protocol that ``SoDDGP`` needs."""
 
-from typing import Optional, Tuple
+from typing import NamedTuple, Optional, Tuple
 
 import tensorflow as tf
 from check_shapes import check_shapes
@@ -77,9 +78,9 @@ def observe(mean: tf.Tensor, sqrt: tf.Tensor, observation: tf.Tensor) -> Tuple[t
 
 
 class SubsetLastLayer(SubsetLayer):
-    """The last layer of a subset-of-data deep GP: its marginals, its KL and the subset's expected
-    log-likelihood all use q^(F_S), q(F_S) conditioned on y_S with the likelihood's σ² (one noise
-    variance, as in the paper's derivation; the public code had a second one).
+    """The last layer of a subset-of-data deep GP: its marginals, its KL and the subset's marginals
+    (for the subset's expected log-likelihood) all use q^(F_S), q(F_S) conditioned on y_S with the
+    likelihood's σ² (one noise variance, as in the paper's derivation; the public code had a second one).
 
     :param kernel: a GPflow kernel shared by the L outputs.
     :param num_subset: M, the subset size.
@@ -154,24 +155,32 @@ class SubsetLastLayer(SubsetLayer):
 
     @check_shapes(
         "inputs: [S, N, D]",
-        "return[0]: [S, N, L]",
-        "return[1]: [S, N, L]",
-        "return[2]: []",
-        "return[3]: []",
+        "return.means: [S, N, L]",
+        "return.variances: [S, N, L]",
+        "return.subset_means: [paths..., M, L]",
+        "return.subset_variances: [paths..., M, L]",
+        "return.kl: []",
     )
-    def training_terms(self, inputs: TensorType) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor]:
+    def training_terms(self, inputs: TensorType) -> "LastLayerTerms":
         """What the ELBO (eq. 11) takes from the last layer on the paths whose inputs (subset rows
         first) it received, from one Kuu Cholesky and one q^ per path: the marginals at every row,
-        E_{q^(F_S)}[log p(y_S | F_S)] and KL[q^ ‖ p], both averaged over the paths."""
+        the marginals of q^(F_S) at the subset rows (each path's with ``whiten``, else shared) and
+        KL[q^ ‖ p] averaged over the paths."""
         inputs = tf.convert_to_tensor(inputs)
         projections = path_projections(self.kernel, inputs, self.num_subset)
         chol_kuu = projections.chol_kuu
         posterior = self.posterior_over_subset(chol_kuu)
         mean, var = self._with_mean_and_noise(inputs, *self._conditional(projections, posterior))
         subset_mean, subset_var = self._subset_marginals(posterior, chol_kuu)
-        targets = tf.broadcast_to(self.subset_targets, tf.shape(subset_mean))
-        expectations = self.likelihood.variational_expectations(
-            tf.zeros_like(subset_mean[..., :0]), subset_mean, subset_var, targets
-        )
-        subset_term = tf.reduce_mean(tf.reduce_sum(expectations, axis=-1))
-        return mean, var, subset_term, tf.reduce_mean(self._kl(posterior, chol_kuu))
+        return LastLayerTerms(mean, var, subset_mean, subset_var, tf.reduce_mean(self._kl(posterior, chol_kuu)))
+
+
+class LastLayerTerms(NamedTuple):
+    """:meth:`SubsetLastLayer.training_terms`: ``means, variances`` ``[S, N, L]`` at every row,
+    ``subset_means, subset_variances`` ``[S or none, M, L]`` of q^(F_S), and the ``kl`` ``[]``."""
+
+    means: tf.Tensor
+    variances: tf.Tensor
+    subset_means: tf.Tensor
+    subset_variances: tf.Tensor
+    kl: tf.Tensor

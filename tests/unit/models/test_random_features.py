@@ -329,9 +329,9 @@ def test_fit_changes_the_number_of_samples_part_way(rng, monkeypatch):
     traced = []
     paths = model._paths
 
-    def recording_paths(X, num_samples, seed, first_row=None):
+    def recording_paths(X, num_samples, seed, **options):
         traced.append(num_samples)
-        return paths(X, num_samples, seed, first_row)
+        return paths(X, num_samples, seed, **options)
 
     monkeypatch.setattr(model, "_paths", recording_paths)
     result = gd.fit(model, data, 4, num_samples_schedule={2: 7}, progress=False)

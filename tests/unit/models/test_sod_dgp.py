@@ -143,7 +143,7 @@ def test_deeper_layers_see_the_subsets_own_samples_from_the_same_path(rng):
     X = rng.normal(size=(30, 2))
     Y = np.sin(X[:, :1])
     model = gd.build_sod_dgp(X, Y, num_layers=2, subset_size=6, num_samples=4)
-    inputs = model._with_subset(tf.constant(X[:5]))  # [X_S; X], as the model propagates them
+    inputs = model.propagation.with_subset(tf.constant(X[:5]))  # [X_S; X], as the model propagates them
     outputs = sample_layers(model.layers, inputs, 4, tf.constant([3, 4], tf.int64))
     hidden = outputs[0].values.numpy()  # [S, M + 5, W]: the last layer's inputs on each path
     assert hidden.shape == (4, 11, 2)
@@ -415,7 +415,7 @@ def test_the_elbo_is_eq_11_from_the_layers_own_marginals_kls_and_subset_marginal
     model.new_seed = lambda: seed
     rows = rng.choice(N, B, replace=False)
     X_batch, Y_batch = X[rows], Y[rows]
-    inputs = model._with_subset(tf.constant(X_batch))
+    inputs = model.propagation.with_subset(tf.constant(X_batch))
     outputs = sample_layers(model.layers, inputs, T, seed)
     received = [inputs[None]] + [output.values for output in outputs[:-1]]
     last, noise = model.layers[-1], model.likelihood.variance.numpy()

@@ -12,6 +12,7 @@ from scipy.stats import norm
 import gpflow_deep as gd
 from gpflow_deep import SoDDGP
 from gpflow_deep.layers import SubsetLastLayer, SubsetLayer
+from gpflow_deep.objectives import subset_expected_log_likelihood
 
 
 def random_cholesky(rng, L, M):
@@ -42,7 +43,7 @@ def test_whitened_hidden_layer_matches_gpflows_white_conditional_and_its_kl_is_p
 
 def test_whitened_last_layer_conditions_each_paths_q_on_the_targets(rng):
     """On path s, q_s(F_S) = N(Lk_s μ, Lk_s Σ Lk_sᵀ) and q^_s ∝ N(y_S | F_S, σ² I) q_s (eq. 12):
-    marginals, KL and the subset's expected log-likelihood against a loop of direct algebra."""
+    marginals, q^'s marginals, KL and the subset's expected log-likelihood against a loop of direct algebra."""
     S, M, N, D, noise = 3, 5, 4, 2, 0.2
     kernel = gpflow.kernels.Matern52(variance=0.9, lengthscales=1.3)
     likelihood = gpflow.likelihoods.Gaussian(variance=noise)
@@ -50,7 +51,7 @@ def test_whitened_last_layer_conditions_each_paths_q_on_the_targets(rng):
     layer = SubsetLastLayer(kernel, M, D, likelihood, y, q_mu=q_mu, q_sqrt=q_sqrt, whiten=True)
     inputs = rng.normal(size=(S, M + N, D))
     mean, var = layer.marginals(inputs)
-    kls, expected_log_likelihoods = [], []
+    kls, expected_log_likelihoods, subset_means, subset_variances = [], [], [], []
     for s in range(S):
         Z = inputs[s, :M]
         Lk = kernel_cholesky(kernel, Z)
@@ -66,12 +67,17 @@ def test_whitened_last_layer_conditions_each_paths_q_on_the_targets(rng):
         kls.append(gauss_kl(mu_hat, sqrt_hat, Lk @ Lk.T))
         log_densities = norm.logpdf(y[:, 0], mu_hat[:, 0], np.sqrt(noise)) - np.diag(Sigma_hat) / (2 * noise)
         expected_log_likelihoods.append(log_densities.sum())
+        subset_means.append(mu_hat)
+        subset_variances.append(np.diag(Sigma_hat)[:, None])
     np.testing.assert_allclose(layer.regulariser(inputs), np.mean(kls), rtol=1e-8)
     terms = layer.training_terms(inputs)
-    np.testing.assert_allclose(terms[0], mean, rtol=1e-12)
-    np.testing.assert_allclose(terms[1], var, rtol=1e-12)
-    np.testing.assert_allclose(terms[2], np.mean(expected_log_likelihoods), rtol=1e-9)
-    np.testing.assert_allclose(terms[3], np.mean(kls), rtol=1e-8)
+    np.testing.assert_allclose(terms.means, mean, rtol=1e-12)
+    np.testing.assert_allclose(terms.variances, var, rtol=1e-12)
+    np.testing.assert_allclose(terms.subset_means, subset_means, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(terms.subset_variances, subset_variances, rtol=1e-7, atol=1e-9)
+    subset_term = subset_expected_log_likelihood(likelihood, terms.subset_means, terms.subset_variances, y)
+    np.testing.assert_allclose(subset_term, np.mean(expected_log_likelihoods), rtol=1e-9)
+    np.testing.assert_allclose(terms.kl, np.mean(kls), rtol=1e-8)
     assert np.ptp(kls) > 1e-3  # each path its own q^: the loop is not a broadcast
 
 
