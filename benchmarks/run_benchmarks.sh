@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dataset=${1:?dataset: boston or concrete}
-run() { python benchmarks/uci.py --dataset "$dataset" --threads 1 "$@"; }
+run() { python -m benchmarks accuracy --dataset "$dataset" --threads 1 "$@"; }
 results=benchmarks/results
 
 # DeepGP, the paper's protocol (Salimbeni & Deisenroth 2017): 20,000 full-batch Adam steps.

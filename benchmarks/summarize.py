@@ -1,22 +1,20 @@
-"""Tables of mean (standard error) over splits from the JSON-lines results of the runners.
+"""Tables of mean (standard error) over splits from the JSON-lines results of the accuracy runs.
 
-python benchmarks/summarize.py benchmarks/results/uci.jsonl
+python -m benchmarks summarize benchmarks/results/uci.jsonl
 """
 
 import argparse
-import os
-import sys
+from typing import List, Optional
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from gpflow_deep.app.benchmark import read_results, summary_table  # noqa: E402
+from gpflow_deep.app.benchmark import read_results, summary_table
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks summarize", description=__doc__)
     parser.add_argument("results", nargs="+")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     print(summary_table(record for path in args.results for record in read_results(path)))
+    return 0
 
 
 if __name__ == "__main__":

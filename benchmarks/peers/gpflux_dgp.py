@@ -14,7 +14,7 @@ import numpy as np
 import tensorflow as tf
 from gpflow.keras import tf_keras
 
-from gpflow_deep.evaluation.metrics import log_predictive_density, rmse
+from gpflow_deep.evaluation.pointwise import log_predictive_density, rmse
 
 
 def mirror(model) -> gpflux.models.DeepGP:
@@ -102,6 +102,39 @@ def elbo_step(
         return loss
 
     return step
+
+
+def seconds_per_keras_step(dgp, data, steps: int, batch_size: Optional[int]) -> float:
+    """Seconds per step of Keras ``fit``, after 5 untimed (tracing) steps."""
+    training_model, dataset = keras_training(dgp, *data, batch_size)
+    training_model.fit(dataset, epochs=1, steps_per_epoch=5, verbose=0)
+    began = time.perf_counter()
+    training_model.fit(dataset, epochs=1, steps_per_epoch=steps, verbose=0)
+    return (time.perf_counter() - began) / steps
+
+
+def seconds_per_loop_step(dgp, data, steps: int, batch_size: Optional[int]) -> float:
+    """Seconds per step of the compiled elbo loop, after one untimed (tracing) step."""
+    step = elbo_step(dgp, *data, batch_size)
+    step()
+    began = time.perf_counter()
+    for _ in range(steps):
+        loss = step()
+    float(loss)
+    return (time.perf_counter() - began) / steps
+
+
+def predict_batched(dgp: gpflux.models.DeepGP, X: np.ndarray, num_samples: int) -> Tuple[np.ndarray, np.ndarray]:
+    """One GPflux pass with ``num_samples`` hidden samples (broadcast through later layers)."""
+    hidden = dgp.f_layers[:-1]
+    for layer in hidden:
+        layer.num_samples = num_samples
+    try:
+        mean, var = tf.function(dgp.predict_f)(tf.constant(X))
+        return mean.numpy(), var.numpy()
+    finally:
+        for layer in hidden:
+            layer.num_samples = None
 
 
 def predict_mixture(dgp: gpflux.models.DeepGP, X: np.ndarray, num_samples: int = 100) -> Tuple[np.ndarray, np.ndarray]:

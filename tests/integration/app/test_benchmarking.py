@@ -1,12 +1,18 @@
-"""The papers' protocol as a library and as ``gpflow-deep benchmark``: resumable, summarised."""
+"""The papers' protocol as a library and as ``gpflow-deep benchmark``, its variants and the
+``python -m benchmarks`` driver: resumable, summarised."""
 
 import numpy as np
 import pytest
 
+from benchmarks import __main__ as driver
+from benchmarks.experiments import protocol_variants
 from gpflow_deep import datasets
 from gpflow_deep.app.benchmark import PROTOCOL_MODELS, parse_splits, protocol, read_results, run_keys, summary_table
 from gpflow_deep.app.cli.main import main
+from gpflow_deep.builders import build_sod_dgp
 from gpflow_deep.training import fit
+
+PAPER_SETTINGS = ["sgp", "dgp2", "dgp3", "dspp2", "rf2", "aep2", "sod2", "sod3"]
 
 
 def test_benchmark_appends_each_split_and_resumes(tmp_path, capsys):
@@ -85,7 +91,7 @@ def test_held_out_variants_fit_five_sixths_stop_on_the_sixth_and_keep_the_papers
         return fit(model, data, iterations, **options)
 
     monkeypatch.setattr(protocol, "fit", recording_fit)
-    record = protocol.run_split("sod2-held-out", "concrete", 0, iterations=5)
+    record = protocol_variants.run_split("sod2-held-out", "concrete", 0, iterations=5)
     ((X_fit, X_held_out, every, patience),) = fitted
     assert (len(X_fit), len(X_held_out), every, patience) == (772, 155, 500, 6)  # concrete's 927 training rows
 
@@ -110,10 +116,50 @@ def test_dgp_on_the_sod_subset_keeps_the_first_layers_inducing_inputs_at_sods_po
         trained.append((model, data[0], first_Z, second_Z))
         return result
 
-    monkeypatch.setattr(protocol, "fit", recording_fit)
-    record = protocol.run_split("dgp3-sod-subset", "boston", 0, iterations=3)
+    monkeypatch.setattr(protocol_variants, "fit", recording_fit)
+    record = protocol_variants.run_split("dgp3-sod-subset", "boston", 0, iterations=3)
     ((model, X, first_Z, second_Z),) = trained
-    sod = protocol.build_sod_dgp(X, X[:, :1], 3, record["subset_size"], seed=0)  # the SoD entry's subset
+    sod = build_sod_dgp(X, X[:, :1], 3, record["subset_size"], seed=0)  # the SoD entry's subset
     assert record["subset_size"] == 50 and np.array_equal(first_Z, sod.subset_inputs.numpy())
     assert np.array_equal(inducing_inputs(model.layers[0]), first_Z)  # fixed in training
     assert not np.allclose(inducing_inputs(model.layers[1]), second_Z)  # deeper ones learned
+
+
+def test_the_library_protocol_holds_the_papers_settings_and_the_variants_live_in_benchmarks(tmp_path, capsys):
+    assert list(PROTOCOL_MODELS) == PAPER_SETTINGS
+    assert not set(protocol_variants.RECIPES) & set(PROTOCOL_MODELS)
+    assert main(["benchmark", "--models", "sod3-m100", "--results", str(tmp_path / "r.jsonl")]) == 1
+    assert "unknown sod3-m100" in capsys.readouterr().err
+    # a variant is its paper setting with one change, keyed as before
+    m100 = protocol_variants.RECIPES["sod3-m100"]
+    assert m100.builder == "build_sod_dgp" and dict(m100.builder_options) == dict(subset_size=100, whiten=False)
+    assert protocol_variants.run_keys("sod3-m100", "boston", 0) == dict(
+        dataset="boston", model="sod3-m100", implementation="gpflow_deep", split=0, iterations=20_000, batch_size=10_000
+    )
+
+
+def test_the_driver_runs_the_accuracy_suite_resumably_and_summarises(tmp_path, capsys):
+    results = str(tmp_path / "uci.jsonl")
+    command = ["accuracy", "--dataset", "boston", "--model", "dgp3-m50", "--splits", "0", "--iterations", "3"]
+    assert driver.main(command + ["--results", results]) == 0
+    assert driver.main(command + ["--results", results]) == 0
+    assert "split 0: already in" in capsys.readouterr().out
+    (record,) = read_results(results)
+    assert (record["model"], record["iterations"], record["batch_size"]) == ("dgp3-m50", 3, 10_000)
+    assert record["command"] and record["machine"]
+    assert driver.main(["summarize", results]) == 0
+    assert "| boston | dgp3-m50 | gpflow_deep | 3 | 10000 |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("entry", sorted(driver.ENTRIES))
+def test_every_driver_entry_imports_and_has_help(entry, capsys):
+    with pytest.raises(SystemExit) as finished:
+        driver.main([entry, "--help"])
+    assert finished.value.code == 0 and "usage: python -m benchmarks " + entry in capsys.readouterr().out
+
+
+def test_the_driver_lists_its_entries_and_refuses_unknown_ones(capsys):
+    assert driver.main([]) == 0
+    out = capsys.readouterr().out
+    assert all(entry in out for entry in driver.ENTRIES)
+    assert driver.main(["uci"]) == 2 and "unknown entry 'uci'" in capsys.readouterr().err

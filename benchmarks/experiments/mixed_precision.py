@@ -1,15 +1,15 @@
-"""The mixed float32/float64 mode, measured before it is built into the layers (issue 13).
+"""The mixed float32/float64 mode, measured before it is built into the layers (and not built).
 
 Candidate: the model stays in float64 and the Cholesky of Kuu is taken in float64; the large
 products of a step, the triangular solve A = Lu⁻¹ Kuf (M²·N) and the variances
 diag(Aᵀ q_sqrt q_sqrtᵀ A) (L·M²·N), run in float32 and their results come back as float64. The
 candidate is swapped into ``gpflow_deep.layers.gp.gp_layer`` for the duration of a measurement only.
-On the compute-bound problem of ``compute_bound.py`` (N = batch, 3 layers of width 8, M = 100) and
+On the compute-bound problem of ``suites/scale/compute_bound.py`` (N = batch, 3 layers of width 8, M = 100) and
 at batch 256, each round times a step of ``gd.fit`` in float64, mixed and float32 from fresh models,
 and reports the median seconds, the ratios and the relative error of the mixed objective against
 the float64 one at the same parameters. Example::
 
-    python benchmarks/mixed_precision.py --batches 10000 256 --steps 10 --rounds 3
+    python -m benchmarks mixed_precision --batches 10000 256 --steps 10 --rounds 3
 """
 
 import argparse
@@ -17,19 +17,17 @@ import contextlib
 import json
 import os
 import statistics
-import sys
+from typing import List, Optional
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import gpflow
+import numpy as np
+import tensorflow as tf
 
-import gpflow  # noqa: E402
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, provenance  # noqa: E402
-from benchmarks.compute_bound import build, synthetic_data, time_ours  # noqa: E402
-from gpflow_deep.layers import gp_layer, sparse_marginals  # noqa: E402
+import gpflow_deep as gd
+from benchmarks.common import RESULTS_DIR, provenance
+from benchmarks.suites.scale.compute_bound import build, synthetic_data, time_ours
+from gpflow_deep.app.benchmark import append_result
+from gpflow_deep.layers.gp import gp_layer, sparse_marginals
 
 MODES = ("float64", "mixed", "float32")
 
@@ -81,14 +79,18 @@ def objective_error(data, batch: int, steps: int = 50) -> float:
     return abs(values["mixed"] - values["float64"]) / abs(values["float64"])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks mixed_precision",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--points", type=int, default=10_000)
     parser.add_argument("--batches", type=int, nargs="+", default=[10_000, 256])
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "mixed_precision.jsonl"))
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     data = synthetic_data(args.points, 8)
     for batch in args.batches:
         times = {mode: [] for mode in MODES}
@@ -114,6 +116,7 @@ def main() -> None:
         )
         append_result(args.results, row)
         print(json.dumps({k: v for k, v in row.items() if k not in ("versions", "all_seconds")}, indent=1), flush=True)
+    return 0
 
 
 if __name__ == "__main__":

@@ -9,34 +9,32 @@ a fresh model each. Prints and appends to ``--results`` the test log-likelihood,
 original units, the training log-likelihood (original units), the wall time and the machine.
 ``--options`` is a JSON object passed to the builder (``{}``: the builder's defaults, which is the
 point). Besides the UCI sets, ``fifty-points`` is the 50-point 1-D problem of
-``tests/test_safe_defaults.py`` (y = sin 2x + noise of sd 0.1, 30 held-out points, y_std 1).
+``tests/unit/builders/test_safe_defaults.py`` (y = sin 2x + noise of sd 0.1, 30 held-out points, y_std 1).
 
 Examples::
 
-    python benchmarks/safe_defaults.py --builders build_dspp --datasets boston concrete --splits 0-2
-    python benchmarks/safe_defaults.py --builders dspp deep_gp --datasets fifty-points --steps 500
-    python benchmarks/safe_defaults.py --builders dspp --options '{"paper_defaults": true}' --loop plain
+    python -m benchmarks safe_defaults --builders build_dspp --datasets boston concrete --splits 0-2
+    python -m benchmarks safe_defaults --builders dspp deep_gp --datasets fifty-points --steps 500
+    python -m benchmarks safe_defaults --builders dspp --options '{"paper_defaults": true}' --loop plain
 """
 
 import argparse
 import json
 import os
-import sys
 import time
+from typing import List, Optional
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import numpy as np
 
-from benchmarks.common import RESULTS_DIR, append_result, parse_splits, provenance  # noqa: E402
+from benchmarks.common import RESULTS_DIR, provenance, set_threads
+from gpflow_deep.app.benchmark import append_result, parse_splits, read_results
 
 LOOPS = ("fit", "plain")
 FIFTY_POINTS = "fifty-points"
 
 
 def fifty_points():
-    """The 50-point 1-D problem of ``tests/test_safe_defaults.py``: (X, Y, X_test, Y_test, y_std)."""
-    import numpy as np
-
+    """The 50-point 1-D problem of ``tests/unit/builders/test_safe_defaults.py``: (X, Y, X_test, Y_test, y_std)."""
     rng = np.random.default_rng(1)
     X = rng.uniform(-3, 3, (80, 1))
     Y = np.sin(2 * X) + 0.1 * rng.standard_normal(X.shape)
@@ -67,6 +65,7 @@ def plain_gpflow_loop(model, data, steps: int, learning_rate: float) -> None:
 
 def run(builder: str, dataset: str, split: int, loop: str, args, options: dict) -> dict:
     import gpflow_deep as gd
+    from gpflow_deep.evaluation import metrics
 
     X, Y, Xt, Yt, y_std = problem(dataset, split)
     began = time.perf_counter()
@@ -76,8 +75,8 @@ def run(builder: str, dataset: str, split: int, loop: str, args, options: dict) 
     else:
         plain_gpflow_loop(model, (X, Y), args.steps, args.learning_rate)
     seconds = time.perf_counter() - began
-    test = gd.metrics.evaluate(model, Xt, Yt, y_std)
-    train = gd.metrics.evaluate(model, X, Y, y_std)
+    test = metrics.evaluate(model, Xt, Yt, y_std)
+    train = metrics.evaluate(model, X, Y, y_std)
     return dict(
         builder=builder,
         options=options,
@@ -101,19 +100,19 @@ def run(builder: str, dataset: str, split: int, loop: str, args, options: dict) 
 def finished_runs(path: str, options: dict, args) -> set:
     """(builder, dataset, split, loop) of the runs with these options, steps and label that ``path``
     holds already: an interrupted sweep resumes where it stopped."""
-    if not os.path.exists(path):
-        return set()
-    with open(path) as lines:
-        records = [json.loads(line) for line in lines if line.strip()]
     return {
         (r["builder"], r["dataset"], r["split"], r["loop"])
-        for r in records
+        for r in read_results(path)
         if r["options"] == options and r["steps"] == args.steps and r["label"] == args.label
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks safe_defaults",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--builders", nargs="+", default=["build_dspp"], help="build_dspp or dspp, ...")
     parser.add_argument("--datasets", nargs="+", default=["boston", "concrete"], help=f"UCI names or {FIFTY_POINTS}")
     parser.add_argument("--splits", default="0-2")
@@ -124,16 +123,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="TensorFlow intra- and inter-op threads (0: TF's)")
     parser.add_argument("--label", default="", help="a name for this candidate, kept in the records")
     parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "safe_defaults.jsonl"))
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     options = json.loads(args.options)
     if not isinstance(options, dict):
         parser.error("--options must be a JSON object")
-
-    import tensorflow as tf
-
-    if args.threads:
-        tf.config.threading.set_intra_op_parallelism_threads(args.threads)
-        tf.config.threading.set_inter_op_parallelism_threads(args.threads)
+    set_threads(args.threads)
     builders = [name if name.startswith("build_") else f"build_{name}" for name in args.builders]
     loops = LOOPS if args.loop == "both" else (args.loop,)
     done = finished_runs(args.results, options, args)
@@ -153,6 +147,7 @@ def main() -> None:
                         f"train log-lik {record['train_log_likelihood']:8.3f}  {record['seconds']:6.1f} s",
                         flush=True,
                     )
+    return 0
 
 
 if __name__ == "__main__":

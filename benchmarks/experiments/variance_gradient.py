@@ -4,21 +4,18 @@ hand-written gradient against automatic differentiation of the same expression.
 Shapes are those of the papers' DSVI models on the bundled data: L inner outputs (8 for concrete,
 13 for boston), M = 100 inducing points, N points per batch. Example::
 
-    python benchmarks/variance_gradient.py --repeats 200
+    python -m benchmarks variance_gradient --repeats 200
 """
 
 import argparse
-import os
-import sys
+from typing import List, Optional
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import numpy as np
+import tensorflow as tf
 
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-from benchmarks.common import machine, median_seconds  # noqa: E402
-from gpflow_deep.layers.gp.sparse_marginals import projected_square_norms  # noqa: E402
+from benchmarks.common import median_seconds
+from gpflow_deep.app.benchmark.machine import machine
+from gpflow_deep.layers.gp.sparse_marginals import projected_square_norms
 
 
 def autodiff(q, P):
@@ -36,10 +33,14 @@ def timed(function, q, P, weights, repeats):
     return median_seconds(lambda: value_and_gradient()[0].numpy(), repeats)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks variance_gradient",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--repeats", type=int, default=200)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
     print(f"# {machine()}, float64, median of {args.repeats}")
     print("| L | M | N | autodiff (ms) | hand-written (ms) | ratio |")
@@ -51,6 +52,7 @@ def main():
         slow = timed(autodiff, q, P, weights, args.repeats)
         fast = timed(projected_square_norms, q, P, weights, args.repeats)
         print(f"| {L} | 100 | {N} | {1000 * slow:.2f} | {1000 * fast:.2f} | {fast / slow:.2f} |")
+    return 0
 
 
 if __name__ == "__main__":

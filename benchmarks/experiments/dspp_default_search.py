@@ -1,42 +1,36 @@
 """Candidate DSPP defaults against the small-data collapse: the held-out log-density along training.
 
-Either the 50-point 1-D problem of ``tests/test_safe_defaults.py`` (standardised units, y = sin 2x
+Either the 50-point 1-D problem of ``tests/unit/builders/test_safe_defaults.py`` (standardised units, y = sin 2x
 + noise of sd 0.1) or a UCI split (original units), full-batch Adam at 0.01 through ``fit``, the
 held-out score every tenth of the run. Builder options go in as JSON; ``"fixed_sigma_points":
 true`` freezes the sigma points and weights. Examples::
 
-    python benchmarks/dspp_default_search.py --options '{"beta": 10.0}' --iterations 3000
-    python benchmarks/dspp_default_search.py --dataset boston --options '{"beta": 10.0}' --iterations 3000
+    python -m benchmarks dspp_default_search --options '{"beta": 10.0}' --iterations 3000
+    python -m benchmarks dspp_default_search --dataset boston --options '{"beta": 10.0}' --iterations 3000
 """
 
 import argparse
 import json
-import os
-import sys
+from typing import List, Optional
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import gpflow
+import numpy as np
 
-import gpflow  # noqa: E402
-import numpy as np  # noqa: E402
-
-import gpflow_deep as gd  # noqa: E402
+import gpflow_deep as gd
+from benchmarks.experiments.safe_defaults import fifty_points
 
 
-def fifty_points():
-    rng = np.random.default_rng(1)
-    X = rng.uniform(-3, 3, (80, 1))
-    Y = np.sin(2 * X) + 0.1 * rng.standard_normal(X.shape)
-    return X[:50], Y[:50], X[50:], Y[50:], 1.0
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks dspp_default_search",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--dataset", default="fifty-points", choices=["fifty-points", *gd.datasets.DATASETS])
     parser.add_argument("--split", type=int, default=0)
     parser.add_argument("--options", default="{}", help="build_dspp options as JSON")
     parser.add_argument("--iterations", type=int, default=500)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     options = json.loads(args.options)
     fixed = options.pop("fixed_sigma_points", False)
     if args.dataset == "fifty-points":
@@ -54,6 +48,7 @@ def main() -> None:
     trajectory = [round(score - np.log(y_std), 2) for _, score in result.validation]
     train = float(np.mean(model.predict_log_density((X, Y)))) - np.log(y_std)
     print(json.dumps(dict(dataset=args.dataset, options=args.options, held_out=trajectory, train=round(train, 2))))
+    return 0
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ The data never exist as a whole: a ``tf.data`` pipeline makes batch i from a see
 ``num_data`` set to N). Each N runs in its own process, so that its peak resident memory
 (``ru_maxrss``) is its own. Example::
 
-    python benchmarks/scaling.py --points 10000 100000 1000000 10000000
+    python -m benchmarks scaling --points 10000 100000 1000000 10000000
 """
 
 import argparse
@@ -16,9 +16,9 @@ import resource
 import subprocess
 import sys
 import time
+from typing import List, Optional
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchmarks.common import RESULTS_DIR, ROOT, provenance
 
 
 def synthetic_batches(num_points: int, batch_size: int, width: int):
@@ -59,29 +59,33 @@ def one_size(num_points: int, batch_size: int, width: int, num_inducing: int) ->
     )
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks scaling", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--points", type=int, nargs="+", default=[10**4, 10**5, 10**6, 10**7])
     parser.add_argument("--batch-size", type=int, default=10_000)
     parser.add_argument("--width", type=int, default=8)
     parser.add_argument("--num-inducing", type=int, default=100)
     parser.add_argument("--one", action="store_true", help="run the single size given, in this process")
     parser.add_argument("--results", default=None)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.one:
         print(json.dumps(one_size(args.points[0], args.batch_size, args.width, args.num_inducing)))
-        return
-    from benchmarks.common import RESULTS_DIR, append_result, provenance
+        return 0
+    from gpflow_deep.app.benchmark import append_result
 
     results = args.results or os.path.join(RESULTS_DIR, "scaling.jsonl")
     for points in args.points:
-        command = [sys.executable, __file__, "--one", "--points", str(points), "--batch-size", str(args.batch_size)]
-        command += ["--width", str(args.width), "--num-inducing", str(args.num_inducing)]
-        output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+        command = [sys.executable, "-m", __spec__.name, "--one", "--points", str(points)]
+        command += ["--batch-size", str(args.batch_size), "--width", str(args.width)]
+        command += ["--num-inducing", str(args.num_inducing)]
+        output = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT).stdout
         row = dict(json.loads(output.strip().splitlines()[-1]), kind="streamed_epoch", batch_size=args.batch_size)
         row.update(width=args.width, num_inducing=args.num_inducing, **provenance())
         append_result(results, row)
         print(json.dumps({k: v for k, v in row.items() if k not in ("versions", "command")}), flush=True)
+    return 0
 
 
 if __name__ == "__main__":

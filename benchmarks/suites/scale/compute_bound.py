@@ -6,7 +6,7 @@ loop on a copy of our model, ``peers/gpflux_dgp.py``), each in float64 and float
 peak is the best of repeated 2,048² ``tf.linalg.matmul`` calls; the share of it a step reaches uses
 :func:`step_flops`, an estimate of the step's floating-point operations. Example::
 
-    python benchmarks/compute_bound.py --steps 10 --rounds 3
+    python -m benchmarks compute_bound --steps 10 --rounds 3
 """
 
 import argparse
@@ -14,20 +14,16 @@ import contextlib
 import json
 import os
 import statistics
-import sys
 import time
+from typing import List, Optional
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import gpflow
+import numpy as np
+import tensorflow as tf
 
-import gpflow  # noqa: E402
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, provenance  # noqa: E402
-from benchmarks.peers import gpflux_dgp  # noqa: E402
-from benchmarks.speed import time_gpflux_loop  # noqa: E402
+import gpflow_deep as gd
+from benchmarks.common import RESULTS_DIR, provenance
+from gpflow_deep.app.benchmark import append_result
 
 FLOAT_TYPES = (np.float64, np.float32)
 
@@ -81,20 +77,27 @@ def time_ours(
 
 
 def time_gpflux(data, float_type, num_layers: int, width: int, steps: int) -> float:
+    """Seconds per step of GPflux's compiled elbo loop on a copy of our model, in ``float_type``."""
+    from benchmarks.peers import gpflux_dgp
+
     with gpflow.config.as_context(gpflow.config.Config(float=float_type)):
         model, cast = build(data, float_type, num_layers, width)
-        return time_gpflux_loop(gpflux_dgp.mirror(model), cast, steps, None)
+        return gpflux_dgp.seconds_per_loop_step(gpflux_dgp.mirror(model), cast, steps, None)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks compute_bound",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--points", type=int, default=10_000)
     parser.add_argument("--layers", type=int, default=3)
     parser.add_argument("--width", type=int, default=8)
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "compute_bound.jsonl"))
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     data = synthetic_data(args.points, args.width)
     times = {f"{who}_{np.dtype(t).name}": [] for who in ("ours", "gpflux") for t in FLOAT_TYPES}
     for _ in range(args.rounds):
@@ -125,6 +128,7 @@ def main():
     )
     append_result(args.results, row)
     print(json.dumps({k: v for k, v in row.items() if k not in ("versions", "command", "all_seconds")}, indent=1))
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,35 +1,31 @@
-"""Random features against inducing points: RandomFeatureDGP beside DeepGP, same run.
+"""Where a random-feature step's time goes, and what it buys: RandomFeatureDGP beside DeepGP.
 
 Both models have 2 layers, hidden width 3, and take Adam steps (lr 0.01) on minibatches of 200
 with S Monte Carlo paths; RandomFeatureDGP has 100 RBF features per layer (the paper's UCI
-setting), DeepGP 100 inducing points per layer (``build_deep_gp``).
+setting), DeepGP 100 inducing points per layer (``build_deep_gp``). Their time per step is the
+speed suite's (``python -m benchmarks speed --models random_feature_dgp ...``); this measures
 
-1. Time per training step (``fit``, first step excluded), the two models alternating for
-   ``--rounds`` rounds, median kept; the ratio DeepGP / RandomFeatureDGP.
-2. Time to reach a test log-likelihood: each model trained for ``--budget`` iterations on split 0,
-   scored on the test part every ``--every`` iterations (S=100 paths, original units); the training
-   time at the first score at or above ``--target``.
-3. Where the time goes: compiled forward objective, its gradient, and (random features) the
-   feature maps alone, at the same batch.
+1. where the time goes: compiled forward objective, its gradient, and (random features) the
+   feature maps alone, at the same batch, for each ``--samples``;
+2. the time to reach a test log-likelihood: each model trained for ``--budget`` iterations on
+   split 0 (S=1), scored on the test part every ``--every`` iterations (S=100 paths, original
+   units); the training time at the first score at or above ``--target``.
 
 Example::
 
-    python benchmarks/speed_random_features.py --dataset concrete --samples 1 10 --threads 1
+    python -m benchmarks random_feature_cost --dataset concrete --samples 1 10 --threads 1
 """
 
 import argparse
 import os
-import statistics
-import sys
+from typing import List, Optional
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import numpy as np
+import tensorflow as tf
 
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, median_seconds, provenance  # noqa: E402
+import gpflow_deep as gd
+from benchmarks.common import RESULTS_DIR, median_seconds, provenance, set_threads
+from gpflow_deep.app.benchmark import append_result
 
 BATCH = 200
 
@@ -38,11 +34,6 @@ def build(name, data, num_samples, seed=0):
     if name == "RandomFeatureDGP":
         return gd.build_random_feature_dgp(*data, 2, num_samples=num_samples, seed=seed)
     return gd.build_deep_gp(*data, 2, hidden_width=3, num_samples=num_samples, seed=seed)
-
-
-def step_seconds(name, data, num_samples, steps):
-    result = gd.fit(build(name, data, num_samples), data, steps + 1, batch_size=BATCH, seed=0, progress=False)
-    return result.seconds_per_iteration
 
 
 def time_to_target(name, part, budget, every, target):
@@ -89,40 +80,29 @@ def breakdown(name, data, num_samples):
     return {what: 1000 * median_seconds(function, 20) for what, function in parts.items()}
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks random_feature_cost",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--dataset", default="concrete")
     parser.add_argument("--samples", type=int, nargs="+", default=[1, 10])
-    parser.add_argument("--steps", type=int, default=200)
-    parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--budget", type=int, default=4000)
     parser.add_argument("--every", type=int, default=500)
     parser.add_argument("--target", type=float, default=-3.4)
     parser.add_argument("--threads", type=int, default=1)
-    args = parser.parse_args()
-    tf.config.threading.set_intra_op_parallelism_threads(args.threads)
-    tf.config.threading.set_inter_op_parallelism_threads(args.threads)
+    args = parser.parse_args(argv)
+    set_threads(args.threads)
     part = gd.datasets.uci_split(gd.datasets.load(args.dataset), 0)
     train = (part.X_train, part.Y_train)
     models = ("RandomFeatureDGP", "DeepGP")
-    record = dict(benchmark="speed_random_features", dataset=args.dataset, batch=BATCH, step_ms={}, breakdown_ms={})
+    record = dict(benchmark="random_feature_cost", dataset=args.dataset, batch=BATCH, breakdown_ms={})
 
     for S in args.samples:
-        times = {name: [] for name in models}
-        for _ in range(args.rounds):
-            for name in models:
-                times[name].append(step_seconds(name, train, S, args.steps))
-        ms = {name: 1000 * statistics.median(values) for name, values in times.items()}
-        record["step_ms"][S] = ms
-        print(
-            f"S={S}: ms per step  "
-            + "  ".join(f"{n} {v:.2f}" for n, v in ms.items())
-            + f"  ratio DeepGP/RF {ms['DeepGP'] / ms['RandomFeatureDGP']:.1f}",
-            flush=True,
-        )
         record["breakdown_ms"][S] = {name: breakdown(name, train, S) for name in models}
         for name, parts in record["breakdown_ms"][S].items():
-            print(f"  {name}: " + "  ".join(f"{what} {v:.2f} ms" for what, v in parts.items()), flush=True)
+            print(f"S={S} {name}: " + "  ".join(f"{what} {v:.2f} ms" for what, v in parts.items()), flush=True)
 
     record["time_to_target"] = {}
     for name in models:
@@ -137,6 +117,7 @@ def main():
 
     record.update(target=args.target, budget=args.budget, **provenance())
     append_result(os.path.join(RESULTS_DIR, "speed_random_features.jsonl"), record)
+    return 0
 
 
 if __name__ == "__main__":

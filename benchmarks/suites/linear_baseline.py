@@ -2,30 +2,29 @@
 same 20 splits, standardisation and original units as every other run here. Its numbers should
 match the "Linear" column of Salimbeni & Deisenroth (2017, Tables 7 and 8).
 
-    python benchmarks/linear_baseline.py
+    python -m benchmarks linear_baseline
 """
 
-import os
-import sys
+import argparse
+from typing import List, Optional
 
 import numpy as np
 from scipy.stats import norm
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import gpflow_deep as gd  # noqa: E402
+from gpflow_deep import datasets
 
 PAPER = {"boston": "-2.89 (0.03) / 4.24 (0.16)", "concrete": "-3.78 (0.01) / 10.54 (0.13)"}
 
 
-def main():
+def main(argv: Optional[List[str]] = None) -> int:
+    argparse.ArgumentParser(prog="python -m benchmarks linear_baseline", description=__doc__).parse_args(argv)
     print("| dataset | test log-lik (20 splits) | test RMSE | paper (log-lik / RMSE) |")
     print("|---|---|---|---|")
-    for name in gd.datasets.DATASETS:
-        data = gd.datasets.load(name)
+    for name in datasets.DATASETS:
+        data = datasets.load(name)
         log_likelihoods, rmses = [], []
         for split in range(20):
-            part = gd.datasets.uci_split(data, split)
+            part = datasets.uci_split(data, split)
             design = np.c_[part.X_train, np.ones(len(part.X_train))]
             weights, *_ = np.linalg.lstsq(design, part.Y_train, rcond=None)
             noise = np.std(part.Y_train - design @ weights)
@@ -38,6 +37,7 @@ def main():
             f"| {name} | {np.mean(log_likelihoods):.2f} ({error(log_likelihoods):.2f}) | "
             f"{np.mean(rmses):.2f} ({error(rmses):.2f}) | {PAPER[name]} |"
         )
+    return 0
 
 
 if __name__ == "__main__":

@@ -8,20 +8,17 @@ share the same physical cores as the single device does, so the ratio measures w
 strategy's bookkeeping costs (the split of the batch, the all-reduce of the gradients), not a
 speed-up: on several GPUs or hosts each replica would have its own. Example::
 
-    python benchmarks/distributed_step.py --batch 10000 --steps 10 --rounds 3
+    python -m benchmarks distributed_step --batch 10000 --steps 10 --rounds 3
 """
 
 import argparse
 import json
 import os
 import statistics
-import sys
+from typing import List, Optional
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
+import numpy as np
+import tensorflow as tf
 
 
 def split_the_cpu(replicas: int) -> list:
@@ -30,19 +27,24 @@ def split_the_cpu(replicas: int) -> list:
     return [device.name for device in tf.config.list_logical_devices("CPU")]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks distributed_step",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--replicas", type=int, default=2)
     parser.add_argument("--points", type=int, default=20_000)
     parser.add_argument("--batch", type=int, default=10_000, help="the global batch")
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--results", default=None, help="default benchmarks/results/distributed_step.jsonl")
-    args = parser.parse_args()
-    devices = split_the_cpu(args.replicas)
+    args = parser.parse_args(argv)
+    devices = split_the_cpu(args.replicas)  # before anything below creates a tensor
 
-    from benchmarks.common import RESULTS_DIR, append_result, provenance
-    from benchmarks.compute_bound import synthetic_data, time_ours
+    from benchmarks.common import RESULTS_DIR, provenance
+    from benchmarks.suites.scale.compute_bound import synthetic_data, time_ours
+    from gpflow_deep.app.benchmark import append_result
 
     data = synthetic_data(args.points, 8)
     strategy = tf.distribute.MirroredStrategy(devices)
@@ -66,6 +68,7 @@ def main() -> None:
     )
     append_result(args.results or os.path.join(RESULTS_DIR, "distributed_step.jsonl"), row)
     print(json.dumps({k: v for k, v in row.items() if k not in ("versions", "all_seconds")}, indent=1))
+    return 0
 
 
 if __name__ == "__main__":

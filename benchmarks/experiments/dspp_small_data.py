@@ -11,22 +11,19 @@ steps) on boston and concrete, trained three ways on each 90/10 split:
 Reports the training and test log-likelihood per point (standardised units, as the issue quotes
 GPyTorch's collapse) and the learned noise variance. Example::
 
-    python benchmarks/dspp_small_data.py --splits 0-2
+    python -m benchmarks dspp_small_data --splits 0-2
 """
 
 import argparse
 import os
-import sys
+from typing import List, Optional
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, parse_splits, provenance  # noqa: E402
-
-SETUP = dict(num_inducing=100, hidden_width=3, num_sigma_points=8, paper_defaults=True)
+import gpflow_deep as gd
+from benchmarks.common import RESULTS_DIR, provenance
+from benchmarks.peers import GPYTORCH_SETUP as SETUP
+from gpflow_deep.app.benchmark import append_result, parse_splits
 
 
 def train(variant: str, X, Y, iterations: int):
@@ -39,13 +36,17 @@ def train(variant: str, X, Y, iterations: int):
     return model
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks dspp_small_data",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--datasets", nargs="+", default=["boston", "concrete"])
     parser.add_argument("--splits", default="0-2")
     parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "dspp_small_data.jsonl"))
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     origin = provenance()
     for dataset in args.datasets:
         data = gd.datasets.load(dataset)
@@ -69,6 +70,7 @@ def main():
                     f"test {record['test_log_likelihood']:8.3f}  noise {record['noise_variance']:.1e}",
                     flush=True,
                 )
+    return 0
 
 
 if __name__ == "__main__":

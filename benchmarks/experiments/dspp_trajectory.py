@@ -8,37 +8,36 @@ layer's KL, the first and last layers' lengthscales and variances, and the mixtu
 ``"freeze": ["Z", "kernel", "mean"]`` in the options holds those parameters of every layer at
 their starting values. Example::
 
-    python benchmarks/dspp_trajectory.py --options '{"num_inducing": 50, "freeze": ["Z"]}'
+    python -m benchmarks dspp_trajectory --options '{"num_inducing": 50, "freeze": ["Z"]}'
 """
 
 import argparse
 import json
-import os
-import sys
+from typing import List, Optional
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import gpflow
+import numpy as np
+import tensorflow as tf
+from gpflow.keras import tf_keras
+
+import gpflow_deep as gd
+from benchmarks.common import set_threads
+from gpflow_deep.evaluation import metrics
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks dspp_trajectory",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--dataset", default="boston")
     parser.add_argument("--split", type=int, default=0)
     parser.add_argument("--options", default="{}", help="build_dspp options as JSON, plus 'freeze'")
     parser.add_argument("--checkpoints", default="300,1000,3000")
     parser.add_argument("--threads", type=int, default=1)
-    args = parser.parse_args()
-
-    import gpflow
-    import numpy as np
-    import tensorflow as tf
-    from gpflow.keras import tf_keras
-
-    import gpflow_deep as gd
-
-    if args.threads:
-        tf.config.threading.set_intra_op_parallelism_threads(args.threads)
-        tf.config.threading.set_inter_op_parallelism_threads(args.threads)
+    args = parser.parse_args(argv)
+    set_threads(args.threads)
     options = json.loads(args.options)
     freeze = options.pop("freeze", [])
     part = gd.datasets.uci_split(gd.datasets.load(args.dataset), args.split)
@@ -56,8 +55,8 @@ def main() -> None:
         while done < checkpoint:
             step()
             done += 1
-        test = gd.metrics.evaluate(model, part.X_test, part.Y_test, part.y_std)
-        train = gd.metrics.evaluate(model, X, Y, part.y_std)
+        test = metrics.evaluate(model, part.X_test, part.Y_test, part.y_std)
+        train = metrics.evaluate(model, X, Y, part.y_std)
         mixture = model.predict_mixture(X)
         first, last = (getattr(layer.kernel, "kernel", layer.kernel) for layer in (model.layers[0], model.layers[-1]))
         record = dict(
@@ -75,6 +74,7 @@ def main() -> None:
             weights=np.round(np.exp(model.log_weights().numpy()), 2).tolist(),
         )
         print(json.dumps(record), flush=True)
+    return 0
 
 
 if __name__ == "__main__":

@@ -10,21 +10,18 @@ width 3, M = 100 inducing inputs drawn from them. Prints the time of value and g
 ``--repeats``), their agreement in float64, and each form's worst variance error in float32
 against float64 with the same jitter. Example::
 
-    python benchmarks/last_layer_variance.py --repeats 200
+    python -m benchmarks last_layer_variance --repeats 200
 """
 
 import argparse
-import os
-import sys
+from typing import List, Optional
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import gpflow
+import numpy as np
+import tensorflow as tf
 
-import gpflow  # noqa: E402
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-from benchmarks.common import machine, median_seconds  # noqa: E402
+from benchmarks.common import median_seconds
+from gpflow_deep.app.benchmark.machine import machine
 
 
 def solve(kernel, Z, X, q_mu, q_diag, jitter):
@@ -73,13 +70,17 @@ def value_and_gradient(form, kernel, Z, X, q_mu, q_diag, jitter):
     return evaluate
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks last_layer_variance",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--inputs", type=int, default=8 * 927)
     parser.add_argument("--inducing", type=int, default=100)
     parser.add_argument("--width", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=200)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     shape = (args.inputs, args.inducing, args.width)
     print(f"{machine()}; S·N = {args.inputs}, M = {args.inducing}, width {args.width}")
 
@@ -96,6 +97,7 @@ def main():
         variance = form(*problem(np.float32, *shape), 1e-4)[1].numpy()
         error = np.max(np.abs(variance - reference))
         print(f"  {form.__name__:13s} float32 (jitter 1e-4): worst variance error {error:.1e}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -4,37 +4,38 @@ A bare compiled Adam step of a 2-layer ``build_deep_gp`` (or, with ``--model dsp
 ``build_dspp`` of the GPyTorch comparison) on the first ``--batch`` training points of a bundled
 data set; prints the step time and the most expensive ops. Example::
 
-    python benchmarks/profile_step.py --dataset boston --batch 256
-    python benchmarks/profile_step.py --model dspp --batch 455
+    python -m benchmarks profile_step --dataset boston --batch 256
+    python -m benchmarks profile_step --model dspp --batch 455
 """
 
 import argparse
 import collections
 import glob
 import os
-import sys
 import tempfile
 import time
+from typing import List, Optional
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import tensorflow as tf
+from gpflow.keras import tf_keras
+from tensorflow.tsl.profiler.protobuf import xplane_pb2
 
-import tensorflow as tf  # noqa: E402
-from gpflow.keras import tf_keras  # noqa: E402
-from tensorflow.tsl.profiler.protobuf import xplane_pb2  # noqa: E402
-
-import gpflow_deep as gd  # noqa: E402
-from benchmarks.uci import GPYTORCH_SETUP  # noqa: E402
+import gpflow_deep as gd
+from benchmarks.peers import GPYTORCH_SETUP
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks profile_step",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--model", choices=["dgp", "dspp"], default="dgp")
     parser.add_argument("--dataset", default="boston")
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--top", type=int, default=12)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     part = gd.datasets.uci_split(gd.datasets.load(args.dataset), 0)
     X, Y = tf.constant(part.X_train[: args.batch]), tf.constant(part.Y_train[: args.batch])
     if args.model == "dspp":
@@ -76,6 +77,7 @@ def main():
     print("ms per step  op")
     for name, milliseconds in totals.most_common(args.top):
         print(f"{milliseconds:11.3f}  {name[:100]}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -8,22 +8,19 @@ reparameterisation (the builder's default with ``MultiClass``); DeepGP: 100
 inducing points per layer (``build_deep_gp``). Scored on the test part with 100 paths: accuracy
 of the predictive class probabilities and mean test log-likelihood. Needs scikit-learn. Example::
 
-    python benchmarks/digits.py --iterations 3000 --threads 1
+    python -m benchmarks digits --iterations 3000 --threads 1
 """
 
 import argparse
 import os
-import sys
+from typing import List, Optional
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import gpflow
+import numpy as np
 
-import gpflow  # noqa: E402
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-import gpflow_deep as gd  # noqa: E402
-from benchmarks.common import RESULTS_DIR, append_result, provenance  # noqa: E402
+import gpflow_deep as gd
+from benchmarks.common import RESULTS_DIR, provenance, set_threads
+from gpflow_deep.app.benchmark import append_result
 
 NUM_CLASSES = 10
 BATCH = 200
@@ -56,17 +53,18 @@ def scores(model, test, seed: int):
     return dict(accuracy=accuracy, test_log_likelihood=log_likelihood)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks digits", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--models", nargs="+", default=["RandomFeatureDGP", "DeepGP"])
     parser.add_argument("--iterations", type=int, default=3000)
     parser.add_argument("--width", type=int, default=10)
     parser.add_argument("--features", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1)
-    args = parser.parse_args()
-    tf.config.threading.set_intra_op_parallelism_threads(args.threads)
-    tf.config.threading.set_inter_op_parallelism_threads(args.threads)
+    args = parser.parse_args(argv)
+    set_threads(args.threads)
     train, test = digits_split(args.seed)
     for name in args.models:
         model = build(name, train, args.width, args.features, args.seed)
@@ -90,6 +88,7 @@ def main():
             f"train {result.seconds:.0f} s ({1000 * result.seconds_per_iteration:.1f} ms/step)",
             flush=True,
         )
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,59 @@
+"""``python -m benchmarks <entry> [options]``: one driver for every suite, tool and experiment.
+
+``python -m benchmarks`` lists the entries; ``python -m benchmarks <entry> --help`` gives one's
+options. Run it from the repository's root.
+"""
+
+import importlib
+import sys
+from typing import List, Optional
+
+SUITES = {
+    "accuracy": ("benchmarks.suites.accuracy", "the papers' UCI protocol, resumable, with the peers and the variants"),
+    "speed": ("benchmarks.suites.speed", "time per training step of each model beside its peer"),
+    "compute_bound": ("benchmarks.suites.scale.compute_bound", "a compute-bound DeepGP step against the matmul peak"),
+    "scaling": ("benchmarks.suites.scale.scaling", "one streamed epoch as N grows from 10^4 to 10^7"),
+    "distributed_step": (
+        "benchmarks.suites.scale.distributed_step",
+        "a step under MirroredStrategy against one device",
+    ),
+    "linear_baseline": ("benchmarks.suites.linear_baseline", "least squares on the protocol's splits (a check of it)"),
+    "summarize": ("benchmarks.summarize", "mean (standard error) tables from result files"),
+}
+EXPERIMENTS = {
+    "dspp_default_search": ("benchmarks.experiments.dspp_default_search", "DSPP candidate defaults, held-out score"),
+    "dspp_trajectory": ("benchmarks.experiments.dspp_trajectory", "where a DSPP collapses, along a plain Adam run"),
+    "dspp_small_data": ("benchmarks.experiments.dspp_small_data", "the DSPP small-data trap, and what prevents it"),
+    "safe_defaults": ("benchmarks.experiments.safe_defaults", "every builder's defaults, a fixed number of steps"),
+    "variance_gradient": ("benchmarks.experiments.variance_gradient", "the hand-written variance gradient vs autodiff"),
+    "last_layer_variance": ("benchmarks.experiments.last_layer_variance", "a diagonal layer's variance, two ways"),
+    "mixed_precision": ("benchmarks.experiments.mixed_precision", "a float32/float64 mixed step, measured"),
+    "profile_step": ("benchmarks.experiments.profile_step", "TensorFlow's profiler on one step, per op"),
+    "random_feature_cost": ("benchmarks.experiments.random_feature_cost", "where a random-feature step's time goes"),
+    "digits": ("benchmarks.experiments.digits", "multiclass digits: RandomFeatureDGP beside DeepGP"),
+}
+ENTRIES = {**SUITES, **EXPERIMENTS}
+
+
+def usage() -> str:
+    lines = ["usage: python -m benchmarks <entry> [options]   (<entry> --help for its options)"]
+    for title, entries in (("suites and tools", SUITES), ("experiments", EXPERIMENTS)):
+        lines.append(f"\n{title}:")
+        lines.extend(f"  {name:<20} {what}" for name, (_, what) in entries.items())
+    return "\n".join(lines)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage())
+        return 0
+    if argv[0] not in ENTRIES:
+        print(f"unknown entry {argv[0]!r}\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(ENTRIES[argv[0]][0])
+    return module.main(argv[1:]) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Reproducible benchmarks: the papers' accuracy protocol, speed beside the peers, scale."""

@@ -1,0 +1,1 @@
+"""Scale: a compute-bound step, streamed training as N grows, a step over several devices."""
