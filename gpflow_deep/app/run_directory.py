@@ -11,13 +11,15 @@ A run directory holds:
 - ``logs/``: TensorBoard summaries.
 
 Restoring calls the same builder with the same arguments on a stand-in sample of the recorded
-shape (random inputs, targets the likelihood takes) and ``num_data`` = N, which gives a model of
-the same structure, then reads every variable of it from the checkpoint: what the builder took
-from the data (inducing inputs, linear means, a subset) is a variable, so none of it comes from
-the stand-in.
+shape and ``num_data`` = N, which gives a model of the same structure, then reads every variable
+of it from the checkpoint: what the builders take from the data (inducing inputs, linear means, a
+subset) is a variable, so none of it comes from the stand-in. One thing is not: DSPP's floor on the
+likelihood's noise variance (a fixed fraction of the targets' variance) sits in the variance's
+transform. So the stand-in has random values with exactly the recorded mean and standard
+deviation of every input column and of the target, and anything a builder derives from those
+moments comes out as in training.
 """
 
-import inspect
 import json
 import os
 from dataclasses import asdict, dataclass, field
@@ -47,6 +49,8 @@ class RunConfig:
 
     :ivar num_data: N, the training rows the model's objective stands for.
     :ivar sample_shape: ``[rows, inputs]`` of the sample the builder initialised the model from.
+    :ivar sample_moments: that sample's ``input_mean``, ``input_std`` (one per input), ``target_mean``
+        and ``target_std``.
     """
 
     model: str
@@ -56,6 +60,7 @@ class RunConfig:
     seed: int
     num_data: int
     sample_shape: List[int]
+    sample_moments: dict
     num_classes: Optional[int] = None
     training: dict = field(default_factory=dict)
 
@@ -69,33 +74,40 @@ class RunConfig:
             if not accepts_likelihood(builder):
                 raise ValueError(f"model {self.model} supports only a Gaussian likelihood, not {self.likelihood}")
             arguments["likelihood"] = likelihood
-        if "num_data" in inspect.signature(builder).parameters:
-            return builder(X, Y, num_data=self.num_data, **arguments)
-        return _scaled_to(builder(X, Y, **arguments), self.num_data)
+        return builder(X, Y, num_data=self.num_data, **arguments)
 
     def stand_in_sample(self) -> Tuple[np.ndarray, np.ndarray]:
-        """Inputs ``[K, D]`` and targets ``[K, 1]`` of the sample's shape: standard normal inputs,
-        targets the likelihood takes (every class for classification)."""
+        """Inputs ``[K, D]`` and targets ``[K, 1]`` of the sample's shape and moments: random
+        values with exactly the sample's column means and standard deviations (counts and every
+        class for Poisson and classification targets)."""
         rows, width = self.sample_shape
+        moments = self.sample_moments
         rng = np.random.default_rng(STAND_IN_SEED)
-        X = rng.standard_normal((rows, width))
+        X = _with_moments(rng.standard_normal((rows, width)), moments["input_mean"], moments["input_std"])
         if self.likelihood in ("bernoulli", "multiclass"):
-            Y = np.arange(rows) % (self.num_classes or 2)
+            Y = (np.arange(rows) % (self.num_classes or 2)).astype(float)[:, None]
         elif self.likelihood == "poisson":
-            Y = rng.poisson(1.0, rows)
+            Y = rng.poisson(1.0, (rows, 1)).astype(float)
         else:
-            Y = rng.standard_normal(rows)
-        return X, Y.astype(float)[:, None]
+            Y = _with_moments(rng.standard_normal((rows, 1)), [moments["target_mean"]], [moments["target_std"]])
+        return X, Y
 
 
-def _scaled_to(model, num_data: int):
-    """``model`` with its objective (and any layer's site) standing for ``num_data`` rows: for the
-    builders that do not take ``num_data`` yet."""
-    model.num_data = num_data
-    for layer in model.layers:
-        if hasattr(layer, "num_data"):
-            layer.num_data = num_data
-    return model
+def sample_moments(X: np.ndarray, Y: np.ndarray) -> dict:
+    """The moments :meth:`RunConfig.stand_in_sample` reproduces, of the sample X ``[K, D]``, Y ``[K, 1]``."""
+    return dict(
+        input_mean=X.mean(axis=0).tolist(),
+        input_std=X.std(axis=0).tolist(),
+        target_mean=float(Y.mean()),
+        target_std=float(Y.std()),
+    )
+
+
+def _with_moments(values: np.ndarray, mean, std) -> np.ndarray:
+    """``values [K, D]`` shifted and scaled to exactly these column means and standard deviations."""
+    spread = values.std(axis=0) if len(values) > 1 else np.zeros(values.shape[1])
+    standard = np.divide(values - values.mean(axis=0), spread, out=np.zeros_like(values), where=spread > 0)
+    return np.asarray(mean) + np.asarray(std) * standard
 
 
 @dataclass

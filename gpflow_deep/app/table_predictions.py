@@ -18,6 +18,11 @@ import tensorflow as tf
 from gpflow_deep.app.run_directory import Run
 from gpflow_deep.core.mixtures import mixture_log_density, per_component, predict_mean_and_var
 
+CHUNK_ROWS = 250
+"""Rows per prediction chunk: every layer's ``[S, rows, width]`` outputs of S = 100 paths are held at
+once (about 160 MB for a 30-wide hidden layer, 460 MB at the model's default 1,000 rows, and no
+faster). Noise is keyed by row, so the chunk size changes no number."""
+
 
 @dataclass
 class ChunkPrediction:
@@ -37,9 +42,10 @@ def predictive_chunks(
     run: Run, X: np.ndarray, first_row: int, Y: Optional[np.ndarray] = None
 ) -> Iterator[ChunkPrediction]:
     """The predictive at the encoded inputs X ``[n, D]``, rows ``first_row, ...`` of the table, a
-    chunk of the model's ``prediction_batch_size`` rows at a time; with the encoded targets Y
-    ``[n, 1]``, their log-densities too."""
+    chunk of :data:`CHUNK_ROWS` rows at a time (the model's ``prediction_batch_size`` is set to it);
+    with the encoded targets Y ``[n, 1]``, their log-densities too."""
     model, preprocessing = run.model, run.preprocessing
+    model.prediction_batch_size = CHUNK_ROWS
     chunks = model.predict_mixture_chunks(X, seed=run.config.seed, over="f", first_row=first_row)
     for rows, mixture in chunks:
         inputs = tf.convert_to_tensor(X[rows], dtype=model.dtype)

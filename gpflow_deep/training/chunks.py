@@ -45,21 +45,20 @@ def shuffled_batches(
     chunks: Chunks, batch_size: int, buffer_rows: int, rng: np.random.Generator
 ) -> Iterator[Tuple[np.ndarray, np.ndarray]]:
     """Batches of ``batch_size`` rows of ``chunks`` in a random order: each chunk joins the rows
-    waiting in the buffer, they are shuffled together, and all but ``buffer_rows`` of them leave in
-    batches; at the end the buffer is shuffled and leaves in whole batches."""
-    X_wait, Y_wait = None, None
+    waiting in the buffer, they are shuffled together (in place), and all but ``buffer_rows`` of
+    them leave in batches; at the end the buffer leaves in whole batches."""
+    waiting, width = None, None
     for X, Y in chunks:
-        if X_wait is not None:
-            X, Y = np.concatenate([X_wait, X]), np.concatenate([Y_wait, Y])
-        order = rng.permutation(len(X))
-        X, Y = X[order], Y[order]
-        leaving = max(len(X) - buffer_rows, 0) // batch_size * batch_size
+        width = X.shape[1]
+        joined = np.concatenate([X, Y], axis=1)
+        rows = joined if waiting is None else np.concatenate([waiting, joined])
+        del waiting, joined
+        rng.shuffle(rows)
+        leaving = max(len(rows) - buffer_rows, 0) // batch_size * batch_size
         for start in range(0, leaving, batch_size):
-            yield X[start : start + batch_size], Y[start : start + batch_size]
-        X_wait, Y_wait = X[leaving:], Y[leaving:]
-    if X_wait is None:
+            yield rows[start : start + batch_size, :width], rows[start : start + batch_size, width:]
+        waiting = rows[leaving:]
+    if waiting is None:
         return
-    order = rng.permutation(len(X_wait))
-    for start in range(0, len(X_wait) - batch_size + 1, batch_size):
-        rows = order[start : start + batch_size]
-        yield X_wait[rows], Y_wait[rows]
+    for start in range(0, len(waiting) - batch_size + 1, batch_size):
+        yield waiting[start : start + batch_size, :width], waiting[start : start + batch_size, width:]

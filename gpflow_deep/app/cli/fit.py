@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _initialised_model(args, table, X_sample, Y_sample):
-    from gpflow_deep.app.run_directory import RunConfig
+    from gpflow_deep.app.run_directory import RunConfig, sample_moments
 
     config = RunConfig(
         model=args.model,
@@ -137,6 +137,7 @@ def _initialised_model(args, table, X_sample, Y_sample):
         seed=args.seed,
         num_data=table.training_rows,
         sample_shape=list(X_sample.shape),
+        sample_moments=sample_moments(X_sample, Y_sample),
         num_classes=len(table.preprocessing.labels) if args.likelihood == "multiclass" else None,
     )
     began = time.perf_counter()

@@ -7,7 +7,6 @@ cells (empty, ``NA``, ``N/A``, ``NaN``, ``null``, ``None`` in any case, infiniti
 numeric columns and None in text columns, whose values are stripped of surrounding spaces.
 """
 
-import io
 import os
 import re
 from typing import Dict, Iterator, List, Optional, Sequence
@@ -106,7 +105,7 @@ class TableReader:
             invalid.append(row)
             return "error"
 
-        handle = _CountingFile(self.path)
+        handle = pa.OSFile(self.path)
         try:
             reader = pa_csv.open_csv(
                 handle,
@@ -137,8 +136,8 @@ class TableReader:
     def _csv_batches(self, columns: List[str]) -> Iterator[Rows]:
         types = {self._raw[c]: pa.float64() if self.kinds[c] == NUMERIC else pa.string() for c in columns}
         with self._open_csv(BLOCK_BYTES, types, [self._raw[c] for c in columns]) as csv_pass:
-            for batch in csv_pass:
-                self._done = min(csv_pass.handle.bytes_read / max(self.size, 1), 1.0)
+            for number, batch in enumerate(csv_pass, start=1):
+                self._done = min(number * BLOCK_BYTES / max(self.size, 1), 1.0)  # a batch is a block of the file
                 yield Rows.from_arrow(batch, dict(zip([self._raw[c] for c in columns], columns)), self.kinds)
 
     def _not_numeric(self, error: Exception) -> Optional[Exception]:
@@ -200,7 +199,7 @@ class TableReader:
 class _CsvPass:
     """One open CSV reader: iterates its record batches, turning pyarrow's errors into one-line ones."""
 
-    def __init__(self, table: TableReader, reader, handle: "_CountingFile", invalid: list):
+    def __init__(self, table: TableReader, reader, handle: pa.NativeFile, invalid: list):
         self.table, self.reader, self.handle, self.invalid = table, reader, handle, invalid
         self.schema = reader.schema
 
@@ -219,26 +218,6 @@ class _CsvPass:
             except pa.ArrowInvalid as error:
                 raise self.table._not_numeric(error) or self.table._csv_error(error, self.invalid) from None
             yield batch
-
-
-class _CountingFile(io.RawIOBase):
-    """A file read through Python that counts the bytes read (for progress)."""
-
-    def __init__(self, path: str):
-        self._file = open(path, "rb")
-        self.bytes_read = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        count = self._file.readinto(buffer)
-        self.bytes_read += count
-        return count
-
-    def close(self) -> None:
-        self._file.close()
-        super().close()
 
 
 def _all_numbers(column: pa.Array) -> bool:

@@ -1,10 +1,13 @@
-"""A run directory restores the trained model of every registered builder, with no model-specific code."""
+"""A run directory, copied anywhere, restores the trained model of every registered builder: the
+builder called on a stand-in sample of the recorded shape, every variable read from the checkpoint."""
+
+import shutil
 
 import numpy as np
 import pytest
 
 import gpflow_deep as gd
-from gpflow_deep.app.run_directory import RunConfig, RunDirectoryError, load_run, save_run
+from gpflow_deep.app.run_directory import RunConfig, RunDirectoryError, load_run, sample_moments, save_run
 from gpflow_deep.app.tables import Preprocessing
 from gpflow_deep.registry import MODEL_BUILDERS, available_models, register_builder
 
@@ -15,25 +18,39 @@ FAST_MODELS = ("deep_gp", "dspp")  # the others are restored the same way, in th
     "model_name",
     [name if name in FAST_MODELS else pytest.param(name, marks=pytest.mark.slow) for name in available_models()],
 )
-def test_restored_model_predicts_like_the_trained_one(tmp_path, model_name):
+def test_a_copied_run_directory_predicts_like_the_trained_model(tmp_path, model_name):
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, (24, 2))
     Y = np.sin(3 * X[:, :1]) + 0.1 * rng.normal(size=(24, 1))
     config = RunConfig(
-        model=model_name, builder=MODEL_BUILDERS[model_name], num_layers=2, likelihood="gaussian", seed=3
+        model=model_name,
+        builder=MODEL_BUILDERS[model_name],
+        num_layers=2,
+        likelihood="gaussian",
+        seed=3,
+        num_data=1000,  # X, Y: a sample of a larger training set
+        sample_shape=list(X.shape),
+        sample_moments=sample_moments(X, Y),
     )
     model = config.build(X, Y)
     gd.fit(model, (X, Y), 3, seed=0, progress=False)
     preprocessing = Preprocessing("y", "gaussian", [dict(name="a", kind="numeric", mean=0.0, std=1.0)] * 2)
-    save_run(str(tmp_path), config, preprocessing, X, Y, model, summary={})
+    save_run(str(tmp_path / "run"), config, preprocessing, model, summary={})
+    shutil.copytree(tmp_path / "run", tmp_path / "copy")
+    shutil.rmtree(tmp_path / "run")
 
-    restored = load_run(str(tmp_path))
+    restored = load_run(str(tmp_path / "copy"))
     assert type(restored.model) is type(model) and restored.preprocessing == preprocessing
-    expected = model.predict_mixture(X[:5], num_samples=4, seed=7)
-    actual = restored.model.predict_mixture(X[:5], num_samples=4, seed=7)
+    assert restored.model.num_data == 1000
+    X_new = rng.uniform(-1, 1, (5, 2))
+    expected = model.predict_mixture(X_new, num_samples=4, seed=7)
+    actual = restored.model.predict_mixture(X_new, num_samples=4, seed=7)
     for want, got in zip(expected, actual):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
-    fresh = config.build(X, Y).predict_mixture(X[:5], num_samples=4, seed=7)
+    for want, got in zip(model.predict_y(X_new, seed=7), restored.model.predict_y(X_new, seed=7)):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(restored.model.training_loss((X, Y)), model.training_loss((X, Y)), rtol=1e-10)
+    fresh = config.build(*config.stand_in_sample()).predict_mixture(X_new, num_samples=4, seed=7)
     assert not np.allclose(fresh.means.numpy(), actual.means.numpy()), "the parameters came from the checkpoint"
 
 
