@@ -56,7 +56,7 @@ def assert_same_model(first, second):
             parameter.unconstrained_variable.numpy(), other.unconstrained_variable.numpy(), path
         )
     for name in ("num_data", "num_samples", "num_prediction_samples", "beta", "feed_forward", "propagation"):
-        assert getattr(first, name, None) == getattr(second, name, None), name
+        assert repr(getattr(first, name, None)) == repr(getattr(second, name, None)), name
     assert [type(layer) for layer in first.layers] == [type(layer) for layer in second.layers]
 
 
