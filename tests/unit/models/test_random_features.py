@@ -9,6 +9,7 @@ import tensorflow_probability as tfp
 
 import gpflow_deep as gd
 from gpflow_deep import RandomFeatureDGP, RandomFeatureLayer
+from gpflow_deep.layers.random_features.feature_maps import arccos_features
 from gpflow_deep.propagation import sample_layers_feeding_inputs
 
 pytestmark = pytest.mark.shape_checks("compiled")
@@ -306,7 +307,7 @@ def test_bad_options_are_refused(rng):
     with pytest.raises(TypeError, match="SquaredExponential or an ArcCosine"):
         RandomFeatureLayer(gpflow.kernels.Matern32(), 2, 1)
     with pytest.raises(ValueError, match="order must be 0, 1 or 2"):
-        gd.layers.feature_maps.arccos_features(tf.zeros([1, 2, 3], tf.float64), tf.constant(1.0, tf.float64), 3)
+        arccos_features(tf.zeros([1, 2, 3], tf.float64), tf.constant(1.0, tf.float64), 3)
 
 
 def test_fit_holds_hyperparameters_and_prior_fixed_omega_fixed_then_trains_them(rng):
