@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import gpflow_deep as gd
-from gpflow_deep.saved_model import SIGNATURES
 from gpflow_deep.registry import MODEL_BUILDERS
+from gpflow_deep.saved_model import SIGNATURES
 
 pytestmark = pytest.mark.shape_checks("off")
 
