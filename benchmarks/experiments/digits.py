@@ -63,6 +63,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--features", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "digits.jsonl"))
     args = parser.parse_args(argv)
     set_threads(args.threads)
     train, test = digits_split(args.seed)
@@ -82,7 +83,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             **scores(model, test, args.seed),
             **provenance(),
         )
-        append_result(os.path.join(RESULTS_DIR, "digits.jsonl"), record)
+        append_result(args.results, record)
         print(
             f"{name}: accuracy {record['accuracy']:.4f}  test log-lik {record['test_log_likelihood']:.4f}  "
             f"train {result.seconds:.0f} s ({1000 * result.seconds_per_iteration:.1f} ms/step)",

@@ -8,8 +8,8 @@ steps) on boston and concrete, trained three ways on each 90/10 split:
 - ``early stopping``: on 5/6 of the training data, stopped on the other sixth (patience 10 checks
   of 50 steps), with the parameters of the best check (``select_beta`` with the one β).
 
-Reports the training and test log-likelihood per point (standardised units, as the issue quotes
-GPyTorch's collapse) and the learned noise variance. Example::
+Reports the training and test log-likelihood per point (standardised units, in which GPyTorch's
+collapse is usually quoted) and the learned noise variance. Example::
 
     python -m benchmarks dspp_small_data --splits 0-2
 """

@@ -74,8 +74,12 @@ def breakdown(name, data, num_samples):
     }
     if name == "RandomFeatureDGP":
         paths = model.predict_all_layers(X, num_samples=num_samples, seed=0)
-        inputs = [tf.broadcast_to(X[None], [num_samples, *X.shape])] + [o.values for o in paths[:-1]]
-        for index, (layer, layer_inputs) in enumerate(zip(model.layers, inputs)):
+        X_paths = tf.broadcast_to(X[None], [num_samples, *X.shape])
+        fed = [
+            tf.concat([o.values, X_paths], -1) if layer.fed_input_dim else o.values
+            for layer, o in zip(model.layers[1:], paths[:-1])
+        ]  # X fed forward to later layers
+        for index, (layer, layer_inputs) in enumerate(zip(model.layers, [X_paths, *fed])):
             parts[f"features, layer {index}"] = tf.function(lambda lay=layer, x=layer_inputs: lay.features(x))
     return {what: 1000 * median_seconds(function, 20) for what, function in parts.items()}
 
@@ -92,6 +96,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--every", type=int, default=500)
     parser.add_argument("--target", type=float, default=-3.4)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "speed_random_features.jsonl"))
     args = parser.parse_args(argv)
     set_threads(args.threads)
     part = gd.datasets.uci_split(gd.datasets.load(args.dataset), 0)
@@ -116,7 +121,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         )
 
     record.update(target=args.target, budget=args.budget, **provenance())
-    append_result(os.path.join(RESULTS_DIR, "speed_random_features.jsonl"), record)
+    append_result(args.results, record)
     return 0
 
 

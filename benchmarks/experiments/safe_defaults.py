@@ -1,5 +1,5 @@
 """The obvious path, for any builder: defaults only, a fixed number of full-batch Adam steps, no
-held-out data, scored on the test part (issue 15's acceptance harness).
+held-out data, scored on the test part (the acceptance harness of the builders' defaults).
 
 For every builder, data set and split: ``build(X, Y, **options)`` on the standardised training
 part of the papers' protocol (``gpflow_deep.datasets.uci_split``), then ``--steps`` full-batch Adam
