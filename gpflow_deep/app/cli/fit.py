@@ -60,7 +60,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         help=f"minibatch size (default: full batch up to {IN_MEMORY_ROWS:,} training rows; above, 10,000, "
-        "or 1,000 for dspp)",
+        "or 1,000 for dspp, sod_dgp and aep_dgp)",
     )
     parser.add_argument("--learning-rate", type=float, default=0.01, help="Adam's step size (default: %(default)s)")
     parser.add_argument(
