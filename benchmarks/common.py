@@ -1,6 +1,7 @@
 """What the entries share: the results folder, a record's provenance, timing."""
 
 import os
+import shlex
 import statistics
 import sys
 import time
@@ -15,7 +16,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # where ``py
 def provenance() -> dict:
     """What every benchmark record carries besides its figures: the machine, the library versions
     and the command line that produced it (``append_result`` adds the date)."""
-    return dict(machine=machine(), versions=versions(), command=" ".join(sys.argv))
+    return dict(machine=machine(), versions=versions(), command=command_line())
+
+
+def command_line() -> str:
+    """The running command, as it can be typed again from the repository's root."""
+    module = os.path.splitext(os.path.relpath(os.path.abspath(sys.argv[0]), ROOT))[0].replace(os.sep, ".")
+    return shlex.join(["python", "-m", module.removesuffix(".__main__"), *sys.argv[1:]])
 
 
 def set_threads(threads: int) -> None:
