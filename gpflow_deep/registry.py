@@ -229,7 +229,8 @@ def register_model(entry: ModelEntry) -> None:
 
 
 def register_builder(model_name: str, builder_name: str) -> None:
-    """Offer the builder ``gpflow_deep.<builder_name>`` as ``--model <model_name>`` (no recipes)."""
+    """Offer the builder ``gpflow_deep.<builder_name>`` as ``--model <model_name>``: a new model
+    without recipes, or a registered one (its recipes kept) with another builder."""
     entry = MODELS.get(model_name)
     MODELS[model_name] = replace(entry, builder=builder_name) if entry else ModelEntry(model_name, builder_name)
 
