@@ -27,7 +27,7 @@ NOISE_START_SHARE, NOISE_FLOOR_SHARE = 0.1, 0.05
 class DSPPConfig(Presets):
     """The choices of ``build_dspp``: ``.default()`` does not collapse onto small training sets,
     ``.paper()`` is Jankowiak et al. (2020, appendix A) for data of the paper's size
-    (``docs/dspp.md`` has the measurements behind the defaults). A field left None is decided
+    (``docs/notes/dspp_defaults_investigation.md`` has the measurements behind the defaults). A field left None is decided
     from the data.
 
     :ivar num_sigma_points: S, sigma points lined up across units and layers (rule QR3).
@@ -56,7 +56,7 @@ class DSPPConfig(Presets):
     :ivar noise_variance: the Gaussian likelihood's initial variance; None: 0.1 noise units, at
         least twice the floor.
     :ivar noise_floor: the likelihood variance's lower bound; None: 0.05 noise units (the paper's
-        1e-4). It stops the noise from overfitting a small training set (``docs/dspp.md``).
+        1e-4). It stops the noise from overfitting a small training set (``docs/notes/dspp_defaults_investigation.md``).
     """
 
     num_sigma_points: int = 10

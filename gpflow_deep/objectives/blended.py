@@ -16,7 +16,7 @@ class BlendedLogLikelihood:
     latent f of a path). The log of a sum lets each training point be explained by whichever path
     passes closest to it; the ELL term makes every path pay for its misfit in proportion to its
     weight, and the latent variance of every path pay against the noise, which is what keeps the
-    predictive from collapsing onto a small training set (``docs/dspp.md``). α = 0 is the paper's
+    predictive from collapsing onto a small training set (``docs/notes/dspp_defaults_investigation.md``). α = 0 is the paper's
     objective, α = 1 a deterministic (quadrature) DSVI ELBO.
     """
 
