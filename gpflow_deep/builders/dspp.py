@@ -27,8 +27,8 @@ NOISE_START_SHARE, NOISE_FLOOR_SHARE = 0.1, 0.05
 class DSPPConfig(Presets):
     """The choices of ``build_dspp``: ``.default()`` does not collapse onto small training sets,
     ``.paper()`` is Jankowiak et al. (2020, appendix A) for data of the paper's size
-    (``docs/notes/dspp_defaults_investigation.md`` has the measurements behind the defaults). A field left None is decided
-    from the data.
+    (``docs/notes/dspp_defaults_investigation.md`` has the measurements behind the defaults). A
+    field left None is decided from the data.
 
     :ivar num_sigma_points: S, sigma points lined up across units and layers (rule QR3).
     :ivar hidden_width: the hidden layers' width (the paper searches 3 and 5).

@@ -16,8 +16,9 @@ class BlendedLogLikelihood:
     latent f of a path). The log of a sum lets each training point be explained by whichever path
     passes closest to it; the ELL term makes every path pay for its misfit in proportion to its
     weight, and the latent variance of every path pay against the noise, which is what keeps the
-    predictive from collapsing onto a small training set (``docs/notes/dspp_defaults_investigation.md``). α = 0 is the paper's
-    objective, α = 1 a deterministic (quadrature) DSVI ELBO.
+    predictive from collapsing onto a small training set
+    (``docs/notes/dspp_defaults_investigation.md``). α = 0 is the paper's objective, α = 1 a
+    deterministic (quadrature) DSVI ELBO.
     """
 
     def __init__(self, weight: float):
