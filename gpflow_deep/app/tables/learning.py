@@ -21,9 +21,11 @@ class LearnedTable:
 
     :ivar rows: the rows of the file; ``missing_rows`` of them lack a value (in ``missing_columns``)
         and were left out of everything else.
-    :ivar training_rows, held_out_rows: the other rows, split for early stopping.
-    :ivar sample, held_out_sample: uniform samples of at most ``sample_rows`` training and held-out
-        rows, every column as numpy (floats, or str objects).
+    :ivar training_rows: the other rows, but those held out for early stopping.
+    :ivar held_out_rows: the rows held out.
+    :ivar sample: a uniform sample of at most ``sample_rows`` training rows, every column as numpy
+        (floats, or str objects).
+    :ivar held_out_sample: the same of the held-out rows.
     """
 
     preprocessing: Preprocessing
