@@ -9,6 +9,7 @@ import numpy as np
 from gpflow_deep.app.cli.parsing import CommandError
 from gpflow_deep.app.cli.progress import RowProgress
 from gpflow_deep.app.tables import Rows, TableReader
+from gpflow_deep.app.tables.stream import usable_rows
 
 
 @dataclass
@@ -25,8 +26,6 @@ class CheckedRows:
     def batches(self) -> Iterator[Tuple[int, Rows, np.ndarray]]:
         """``(first_row, rows, X)``: each batch's usable rows, the position of the first among the
         usable rows of the file, and their encoded inputs ``[n, D]``."""
-        from gpflow_deep.app.tables.stream import usable_rows
-
         for first_row, rows in usable_rows(self.reader, self.columns):
             if rows.num_rows:
                 yield first_row, rows, self.run.preprocessing.inputs(rows, self.reader.name)
