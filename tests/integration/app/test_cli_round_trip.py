@@ -126,3 +126,17 @@ def test_binary_labels_and_dropped_missing_rows(tmp_path, capsys):
     assert main(arguments + ["--out", str(tmp_path / "run"), "--iterations", "10"]) == 0
     assert "binary.csv: 1 of 30 rows had missing values and were dropped (columns: size)" in capsys.readouterr().out
     assert json.loads((tmp_path / "run" / "training.json").read_text())["training_rows"] == 29
+
+
+def test_a_parquet_file_predicts_as_its_csv(regression_run, tmp_path):
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+    import pyarrow.parquet as pq
+
+    run_dir, test, _ = regression_run
+    parquet = tmp_path / "test.parquet"
+    pq.write_table(pa_csv.read_csv(test), parquet)
+    assert pa.types.is_floating(pq.read_schema(parquet).field("x").type)
+    for data, out in ((test, tmp_path / "from_csv.csv"), (parquet, tmp_path / "from_parquet.csv")):
+        assert main(["predict", str(run_dir), str(data), "--out", str(out)]) == 0
+    assert (tmp_path / "from_parquet.csv").read_text() == (tmp_path / "from_csv.csv").read_text()
