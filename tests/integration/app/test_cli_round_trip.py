@@ -140,3 +140,22 @@ def test_a_parquet_file_predicts_as_its_csv(regression_run, tmp_path):
     for data, out in ((test, tmp_path / "from_csv.csv"), (parquet, tmp_path / "from_parquet.csv")):
         assert main(["predict", str(run_dir), str(data), "--out", str(out)]) == 0
     assert (tmp_path / "from_parquet.csv").read_text() == (tmp_path / "from_csv.csv").read_text()
+
+
+def test_a_large_table_is_streamed_from_disk_without_its_missing_rows(tmp_path, capsys, monkeypatch):
+    from gpflow_deep.app.cli import fit as fit_command
+    from gpflow_deep.app.cli import fit_plan
+
+    for module in (fit_command, fit_plan):  # "large": more training rows than the sample holds
+        monkeypatch.setattr(module, "IN_MEMORY_ROWS", 20)
+    header, rows = regression_rows(60)
+    rows[3][1] = ""
+    data = write_csv(tmp_path / "large.csv", header, rows)
+    arguments = ["fit", data, "--target", "price", "--drop-missing", "--batch-size", "10", "--epochs", "2"]
+    assert main(arguments + ["--out", str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out
+    assert "minibatches of 10 rows (59 training rows, read from disk)" in out and "10 iterations (1.69 epochs)" in out
+    assert "from a random sample of 20 of the 59 training rows" in out
+    summary = json.loads((tmp_path / "run" / "training.json").read_text())
+    assert summary["training_rows"] == 59 and summary["dropped_rows"] == 1 and summary["iterations"] == 10
+    assert main(["predict", str(tmp_path / "run"), data, "--out", str(tmp_path / "p.csv")]) == 1
