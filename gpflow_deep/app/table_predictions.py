@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from gpflow_deep.app.run_directory import Run
 from gpflow_deep.core.mixtures import mixture_log_density, per_component, predict_mean_and_var
+from gpflow_deep.evaluation.moments import mixture_mean_and_std
 
 CHUNK_ROWS = 250
 """Rows per prediction chunk: every layer's ``[S, rows, width]`` outputs of S = 100 paths are held at
@@ -57,7 +58,7 @@ def predictive_chunks(
             densities = per_component(model.likelihood.predict_log_density, inputs, *mixture[:2], targets)
             log_density = mixture_log_density(densities, mixture.log_weights).numpy()
         if preprocessing.is_classification:
-            probabilities = np.sum(np.exp(log_weights)[:, None, None] * means, axis=0)
+            probabilities, _ = mixture_mean_and_std(means, variances, log_weights)
             if probabilities.shape[1] == 1:  # Bernoulli: p(class 1)
                 probabilities = np.concatenate([1 - probabilities, probabilities], axis=1)
             yield ChunkPrediction(rows, probabilities=probabilities, log_density=log_density)
