@@ -59,7 +59,10 @@ def test_scores(model, X, Y, y_std: float, calibration=None) -> dict:
     record["pit_histogram"] = np.histogram(scores.pit(), bins=PIT_BINS, range=(0, 1))[0].tolist()
     if calibration is not None:
         record.update(
-            {f"calibrated_coverage_{round(100 * level)}": float(hits / len(Y)) for level, hits in zip(LEVELS, calibrated_hits)}
+            {
+                f"calibrated_coverage_{round(100 * level)}": float(hits / len(Y))
+                for level, hits in zip(LEVELS, calibrated_hits)
+            }
         )
     return record
 
@@ -90,7 +93,9 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks calibration", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks calibration",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--builders", nargs="+", default=["deep_gp"], help="deep_gp, dspp, random_feature_dgp, ...")
     parser.add_argument("--datasets", nargs="+", default=["boston", "concrete"])
