@@ -1,7 +1,9 @@
 """How a table's rows become model inputs ``X`` and targets ``Y``: numeric columns standardised,
-text columns one-hot encoded with their categories saved, regression targets standardised, class
-labels mapped to 0…K−1. A :class:`Preprocessing` is plain data that round-trips through JSON, so
-that a run directory applies it again to new rows, batch by batch."""
+date and time columns as days since 1970-01-01 standardised alike, text columns one-hot encoded
+with their categories saved (the most frequent and an "other" level if there were too many),
+regression targets standardised, class labels mapped to 0…K−1. A :class:`Preprocessing` is plain
+data that round-trips through JSON, so that a run directory applies it again to new rows, batch by
+batch; those saved before dates, "other" levels and left-out columns existed load unchanged."""
 
 from dataclasses import asdict, dataclass, field
 from typing import List, Optional, Sequence
@@ -10,8 +12,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from gpflow_deep.app.tables.dates import days_since_epoch, not_dates
 from gpflow_deep.app.tables.rows import NUMERIC, TEXT, Rows, TableError
 from gpflow_deep.registry import CLASSIFICATION_LIKELIHOODS
+
+OTHER = "(other)"  # the one-hot level of the values of a text column not among its categories
 
 
 def label_text(value) -> str:
@@ -26,12 +31,17 @@ class Preprocessing:
     """How a table becomes model inputs ``X`` and targets ``Y``, learned from training rows.
 
     :ivar target: the target column.
-    :ivar likelihood: the likelihood's name (:data:`~gpflow_deep.registry.LIKELIHOODS`).
-    :ivar features: per input column, in order: ``{"name", "kind": "numeric", "mean", "std"}`` or
-        ``{"name", "kind": "categorical", "categories"}``.
-    :ivar target_mean: the mean subtracted from a Gaussian or Student-t target.
-    :ivar target_std: the standard deviation a Gaussian or Student-t target is divided by.
+    :ivar likelihood: the likelihood's name (:data:`~gpflow_deep.registry.LIKELIHOODS`), or
+        ``"auto"`` for a numeric regression target whose likelihood is still to be chosen.
+    :ivar features: per input column, in order: ``{"name", "kind": "numeric", "mean", "std"}``,
+        ``{"name", "kind": "date", "mean", "std"}`` (in days since 1970-01-01) or
+        ``{"name", "kind": "categorical", "categories", "other"}`` (``other``: whether the values not
+        among ``categories`` share one more input; if not, or absent, they are refused).
+    :ivar target_mean: the mean subtracted from a regression target (Gaussian, Student-t, auto).
+    :ivar target_std: the standard deviation a regression target is divided by.
     :ivar labels: class labels (as text) in the order of the classes 0…K−1.
+    :ivar left_out: columns of the training table that are not inputs (identifiers); a table may have
+        them or not.
     """
 
     target: str
@@ -40,6 +50,7 @@ class Preprocessing:
     target_mean: float = 0.0
     target_std: float = 1.0
     labels: Optional[List[str]] = None
+    left_out: List[str] = field(default_factory=list)
 
     @property
     def input_columns(self) -> List[str]:
@@ -48,13 +59,14 @@ class Preprocessing:
 
     @property
     def encoded_names(self) -> List[str]:
-        """One name per model input: the column, or ``column=category`` for one-hot columns."""
+        """One name per model input: the column, or ``column=category`` for one-hot columns (and
+        ``column=(other)`` for their "other" level)."""
         names = []
         for feature in self.features:
-            if feature["kind"] == "numeric":
-                names.append(feature["name"])
+            if feature["kind"] == "categorical":
+                names += [f"{feature['name']}={category}" for category in _levels(feature)]
             else:
-                names += [f"{feature['name']}={category}" for category in feature["categories"]]
+                names.append(feature["name"])
         return names
 
     @property
@@ -62,7 +74,8 @@ class Preprocessing:
         return self.likelihood in CLASSIFICATION_LIKELIHOODS
 
     def column_kinds(self, with_target: bool) -> dict:
-        """``{column: "numeric" | "text"}`` the inputs (and a regression target) must have in a table."""
+        """``{column: "numeric" | "text"}`` the inputs (and a regression target) must have in a table
+        (dates are read as text)."""
         kinds = {feature["name"]: NUMERIC if feature["kind"] == "numeric" else TEXT for feature in self.features}
         if with_target and not self.is_classification:
             kinds[self.target] = NUMERIC
@@ -71,7 +84,7 @@ class Preprocessing:
     def check_columns(self, table_name: str, columns: Sequence[str], target_needed: bool) -> None:
         """A table of ``columns`` has exactly the training columns (the target too if
         ``target_needed``; the target may be there otherwise)."""
-        expected = self.input_columns + [self.target]
+        expected = self.input_columns + self.left_out + [self.target]
         lacking = [column for column in self.input_columns if column not in columns]
         if target_needed and self.target not in columns:
             lacking.append(self.target)
@@ -86,11 +99,14 @@ class Preprocessing:
         parts = []
         for feature in self.features:
             values = rows.columns[feature["name"]]
-            if feature["kind"] == "numeric":
-                parts.append(((values - feature["mean"]) / feature["std"])[:, None])
+            where = f"{table_name}: column {feature['name']!r}"
+            if feature["kind"] == "date":
+                values = _days(values, where)
+            if feature["kind"] == "categorical":
+                index = _category_index(values, feature["categories"], where, other=feature.get("other", False))
+                parts.append(np.eye(len(_levels(feature)))[index])
             else:
-                index = _category_index(values, feature["categories"], f"{table_name}: column {feature['name']!r}")
-                parts.append(np.eye(len(feature["categories"]))[index])
+                parts.append(((values - feature["mean"]) / feature["std"])[:, None])
         return np.concatenate(parts, axis=1)
 
     def targets(self, rows: Rows, table_name: str) -> np.ndarray:
@@ -117,10 +133,28 @@ def label_texts(values) -> pa.Array:
     return pa.array(np.array([label_text(value) for value in distinct], dtype=object)[index.reshape(-1)])
 
 
-def _category_index(values: pa.Array, categories: List[str], where: str, what: str = "categories") -> np.ndarray:
-    """``[n]`` the index of each value among ``categories``; an error naming the values not among them."""
+def _levels(feature: dict) -> List[str]:
+    """The one-hot levels of a categorical feature: its categories, then ``(other)`` if it has one."""
+    return feature["categories"] + ([OTHER] if feature.get("other", False) else [])
+
+
+def _days(values: pa.Array, where: str) -> np.ndarray:
+    """``[n]`` days since 1970-01-01 of a date column's text; an error naming values that are not dates."""
+    days = days_since_epoch(values)
+    if days is None:
+        raise TableError(f"{where} has values that are not dates: {', '.join(map(repr, not_dates(values)))}")
+    return days
+
+
+def _category_index(
+    values: pa.Array, categories: List[str], where: str, what: str = "categories", other: bool = False
+) -> np.ndarray:
+    """``[n]`` the index of each value among ``categories``, those not among them ``len(categories)``
+    if ``other``, else an error naming them."""
     index = pc.index_in(values, value_set=pa.array(categories, pa.string()))
-    if index.null_count:
+    if other:
+        index = pc.fill_null(index, len(categories))
+    elif index.null_count:
         unseen = pc.unique(pc.drop_null(pc.filter(values, pc.is_null(index)))).to_pylist()
         raise TableError(f"{where} has {what} not seen in training: {', '.join(sorted(unseen))}")
     return index.to_numpy(zero_copy_only=False)

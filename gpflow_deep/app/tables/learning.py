@@ -1,18 +1,50 @@
 """One pass over a training table: the encoding (:class:`Preprocessing`), the rows with missing
-values, the split into training and held-out rows, and bounded random samples of both."""
+values, the split into training and held-out rows, and bounded random samples of both.
 
-from dataclasses import dataclass
+Each input column becomes, in this order of checks:
+
+- numeric: one input, standardised on the training rows;
+- a date or time (a Parquet date or timestamp, or text whose every value is an ISO 8601 date or
+  time, e.g. ``1969-01-01`` or ``1969-01-01T00:00:00Z``): one input, days since 1970-01-01,
+  standardised on the training rows;
+- text with at most ``ONE_HOT_LIMIT`` (100) distinct values: one-hot, one input per value;
+- an identifier, text with more distinct values than that and than half its rows: left out;
+- other text: one-hot of its 100 most frequent values and one "other" input for the rest.
+
+The text values are counted in bounded memory (:class:`~.statistics.CategoryCounts`). What was
+done to a column other than the first three is logged at WARNING, and every such line is in
+:attr:`LearnedTable.notes`.
+
+``likelihood="auto"`` picks the likelihood from the target: text with 2 labels is ``"bernoulli"``,
+with more ``"multiclass"``; numbers that are all 0 or 1 (both present) are ``"bernoulli"``; any
+other numbers are a regression target, standardised, and ``preprocessing.likelihood`` stays
+``"auto"`` for the caller to choose (and set) a regression likelihood. The choice is
+``table.preprocessing.likelihood``.
+"""
+
+import logging
+from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
+from gpflow_deep.app.tables.dates import days_since_epoch
 from gpflow_deep.app.tables.encoding import Preprocessing, label_text
 from gpflow_deep.app.tables.reader import ColumnKindChanged, TableReader
-from gpflow_deep.app.tables.rows import Rows, TableError
+from gpflow_deep.app.tables.rows import NUMERIC, TEXT, Rows, TableError
 from gpflow_deep.app.tables.split import held_out
-from gpflow_deep.app.tables.statistics import DistinctValues, RunningMoments
+from gpflow_deep.app.tables.statistics import (
+    IDENTIFIER_SHARE,
+    ONE_HOT_LIMIT,
+    CategoryCounts,
+    DistinctValues,
+    RunningMoments,
+)
 from gpflow_deep.evaluation.reservoir import Reservoir
 from gpflow_deep.registry import CLASSIFICATION_LIKELIHOODS, LIKELIHOODS
+
+AUTO = "auto"
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -26,6 +58,8 @@ class LearnedTable:
     :ivar sample: a uniform sample of at most ``sample_rows`` training rows, every column as numpy
         (floats, or str objects).
     :ivar held_out_sample: the same of the held-out rows.
+    :ivar notes: one line per input column whose encoding the user should know of (left out, or
+        cut to its most frequent values), also logged at WARNING.
     """
 
     preprocessing: Preprocessing
@@ -36,6 +70,7 @@ class LearnedTable:
     held_out_rows: int
     sample: Dict[str, np.ndarray]
     held_out_sample: Dict[str, np.ndarray]
+    notes: List[str] = field(default_factory=list)
 
     def missing_message(self, table_name: str) -> Optional[str]:
         """One line naming the columns with missing values and the row count, or None if there are none."""
@@ -56,11 +91,12 @@ def learn_table(
     on_batch: Optional[Callable[[int], None]] = None,
 ) -> LearnedTable:
     """Learn the encoding of every column but ``target`` and of ``target`` in one pass over the
-    file (numeric means and standard deviations from the training rows, categories and class
-    labels from all rows); ``on_batch(rows so far)`` reports progress. A pass that finds text in a
-    column it took for numeric starts again with the column as text."""
-    if likelihood not in LIKELIHOODS:
-        raise TableError(f"unknown likelihood {likelihood!r}; choose from {', '.join(LIKELIHOODS)}")
+    file (numeric and date means and standard deviations from the training rows, categories and
+    class labels from all rows); ``on_batch(rows so far)`` reports progress. A pass that finds text
+    in a column it took for numeric starts again with the column as text. ``likelihood`` is one of
+    :data:`~gpflow_deep.registry.LIKELIHOODS` or ``"auto"`` (see the module's docstring)."""
+    if likelihood != AUTO and likelihood not in LIKELIHOODS:
+        raise TableError(f"unknown likelihood {likelihood!r}; choose from {', '.join(LIKELIHOODS + (AUTO,))}")
     if target not in reader.columns:
         raise TableError(f"{reader.name} has no column {target!r} (columns: {', '.join(reader.columns)})")
     if len(reader.columns) < 2:
@@ -76,18 +112,19 @@ class _Pass:
     def __init__(self, reader: TableReader, target: str, likelihood: str, fraction: float, seed: int, sample: int):
         self.reader, self.target, self.likelihood = reader, target, likelihood
         self.fraction, self.seed = fraction, seed
-        self.classification = likelihood in CLASSIFICATION_LIKELIHOODS
+        text_target = reader.kinds[target] == TEXT
+        self.classification = likelihood in CLASSIFICATION_LIKELIHOODS or (likelihood == AUTO and text_target)
+        self.zeros_and_ones = likelihood == AUTO and not text_target  # until a target is neither 0 nor 1
         self.inputs = [column for column in reader.columns if column != target]
-        self.moments = {column: RunningMoments() for column in reader.columns if reader.kinds[column] == "numeric"}
-        self.categories = {
-            column: DistinctValues(f"{reader.name}: column {column!r}")
-            for column in self.inputs
-            if reader.kinds[column] == "text"
-        }
+        self.moments = {column: RunningMoments() for column in reader.columns if reader.kinds[column] == NUMERIC}
+        text_inputs = [column for column in self.inputs if reader.kinds[column] == TEXT]
+        self.categories = {column: CategoryCounts() for column in text_inputs}
+        self.dates = {column: RunningMoments() for column in text_inputs}  # until a value is not a date
         self.labels = DistinctValues(f"{reader.name}: target {target!r}")
         self.missing = dict.fromkeys(reader.columns, 0)
         self.rows = self.missing_rows = self.training_rows = self.held_out_rows = 0
         self.sample, self.held_out_sample = Reservoir(sample, seed), Reservoir(sample, seed + 1)
+        self.notes: List[str] = []
 
     def run(self, on_batch: Optional[Callable[[int], None]]) -> LearnedTable:
         for batch in self.reader.batches():
@@ -104,6 +141,7 @@ class _Pass:
             self.held_out_rows,
             self.sample.sample,
             self.held_out_sample.sample,
+            self.notes,
         )
 
     def add(self, batch: Rows) -> None:
@@ -125,13 +163,24 @@ class _Pass:
             moments.add(training.columns[column])
         for column, categories in self.categories.items():
             categories.add(kept.columns[column])
+        self._add_dates(kept, ~held[~missing])
         values = kept.columns[self.target]
-        if self.classification:
+        self.zeros_and_ones = self.zeros_and_ones and bool(np.all((values == 0) | (values == 1)))
+        if self.classification or self.zeros_and_ones:
             self.labels.add(values)
         elif self.likelihood == "poisson" and np.any((values < 0) | (values != np.round(values))):
             raise TableError(f"the poisson likelihood needs non-negative whole counts in {self.target!r}")
         self.sample.offer(training.as_numpy())
         self.held_out_sample.offer(batch.select(~missing & held).as_numpy())
+
+    def _add_dates(self, kept: Rows, training: np.ndarray) -> None:
+        """Add the days of the ``training`` ``[n]`` rows of ``kept`` to the columns still all dates."""
+        for column in list(self.dates):
+            days = days_since_epoch(kept.columns[column])
+            if days is None:
+                del self.dates[column]
+            else:
+                self.dates[column].add(days[training])
 
     def _not_numeric_target(self, batch: Rows) -> None:
         example = next(
@@ -143,20 +192,52 @@ class _Pass:
         )
 
     def preprocessing(self) -> Preprocessing:
-        features = []
+        result = Preprocessing(self.target, self.likelihood)
         for column in self.inputs:
             if column in self.moments:
                 moments = self.moments[column]
-                features.append(dict(name=column, kind="numeric", mean=moments.mean, std=moments.std))
+                result.features.append(dict(name=column, kind="numeric", mean=moments.mean, std=moments.std))
+                continue
+            if column in self.dates and self.dates[column].count:
+                days = self.dates[column]
+                result.features.append(dict(name=column, kind="date", mean=days.mean, std=days.std))
+                continue
+            choice = self.categories[column].choice()
+            if choice.categories is None:
+                result.left_out.append(column)
             else:
-                features.append(dict(name=column, kind="categorical", categories=self.categories[column].sorted()))
-        result = Preprocessing(self.target, self.likelihood, features)
+                feature = dict(name=column, kind="categorical", categories=choice.categories)
+                result.features.append(dict(feature, other=True) if choice.other else feature)
+            self._note(column, choice)
+        if not result.features:
+            identifiers = ", ".join(result.left_out)
+            raise TableError(f"{self.reader.name} has no input columns left: {identifiers} are identifiers")
+        labels = [label_text(label) for label in self.labels.sorted()]
+        if self.zeros_and_ones and len(labels) == 2:
+            self.classification = True
         if self.classification:
-            result.labels = [label_text(label) for label in self.labels.sorted()]
-            self._check_classes(result.labels)
+            result.likelihood = self.likelihood if self.likelihood != AUTO else _class_likelihood(labels)
+            result.labels = labels
+            self._check_classes(labels)
         elif self.likelihood != "poisson":
             result.target_mean, result.target_std = self.moments[self.target].mean, self.moments[self.target].std
         return result
+
+    def _note(self, column: str, choice) -> None:
+        """Log (and keep) what was done to a text column with more than ``ONE_HOT_LIMIT`` values."""
+        distinct = f"{choice.distinct:,}" if choice.distinct is not None else "too many to count"
+        if choice.categories is None:
+            share = f"{IDENTIFIER_SHARE:.0%}"
+            note = f"column {column!r} left out: an identifier ({distinct} distinct values, over {share} of the rows)"
+        elif choice.other:
+            note = (
+                f"column {column!r}: {distinct} distinct values; one-hot of the {len(choice.categories)} most "
+                f"frequent and one 'other' input for the rest (at most {ONE_HOT_LIMIT} are kept)"
+            )
+        else:
+            return
+        self.notes.append(note)
+        logger.warning("%s: %s", self.reader.name, note)
 
     def _check_classes(self, labels: List[str]) -> None:
         if self.likelihood == "bernoulli" and len(labels) != 2:
@@ -166,6 +247,11 @@ class _Pass:
             )
         if len(labels) < 2:
             raise TableError(f"target {self.target!r} has a single class; classification needs at least 2")
+
+
+def _class_likelihood(labels: List[str]) -> str:
+    """The likelihood ``"auto"`` resolves to for class ``labels``."""
+    return "bernoulli" if len(labels) == 2 else "multiclass"
 
 
 def _number(text: str) -> bool:

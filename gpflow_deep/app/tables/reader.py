@@ -5,6 +5,7 @@ A CSV column is numeric if every present cell of a first look at the file (its f
 ``FIRST_LOOK_BYTES``) is a number, text otherwise; the file is then read with those types. Missing
 cells (empty, ``NA``, ``N/A``, ``NaN``, ``null``, ``None`` in any case, infinities) are NaN in
 numeric columns and None in text columns, whose values are stripped of surrounding spaces.
+Parquet date and timestamp columns are text too, in ISO 8601 (:func:`~.dates.as_text`).
 """
 
 import os
@@ -16,6 +17,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
+from gpflow_deep.app.tables.dates import as_text, is_date_type
 from gpflow_deep.app.tables.rows import MISSING_TOKENS, NUMERIC, TEXT, Rows, TableError, text_values
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -185,7 +187,7 @@ class TableReader:
         for raw, array in zip(batch.schema.names, batch.columns):
             column = names[raw]
             if self.kinds[column] == TEXT:
-                arrays.append(pc.cast(array, pa.string()))
+                arrays.append(as_text(array) if is_date_type(array.type) else pc.cast(array, pa.string()))
             elif _arrow_kind(array.type) == NUMERIC:
                 arrays.append(pc.cast(array, pa.float64()))
             else:
