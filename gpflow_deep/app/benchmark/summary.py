@@ -5,13 +5,14 @@ from typing import Dict, Iterable, List
 
 import numpy as np
 
-GROUP = ("dataset", "model", "implementation", "iterations", "batch_size", "beta")
+GROUP = ("dataset", "model", "implementation", "iterations", "batch_size", "beta", "float_type")
 COLUMNS = (
     "dataset",
     "model",
     "implementation",
     "iterations",
     "batch",
+    "float",
     "β",
     "splits",
     "test log-lik",
@@ -29,22 +30,23 @@ def mean_and_error(values: Iterable[float]) -> str:
 
 
 def summary_table(records: Iterable[Dict]) -> str:
-    """One row per setting (data set, model, implementation, iterations, batch, β) with the number
-    of splits, the test scores as mean (standard error) and the mean training time per split.
-    Records without a test log-likelihood (speed runs) are skipped; DSPP's β is chosen per split,
-    so its row lists the choices instead of grouping by them."""
-    groups: Dict[tuple, List[Dict]] = defaultdict(list)
+    """One row per setting (data set, model, implementation, iterations, batch, β, float type:
+    float64 unless a record says otherwise) with the number of splits, the test scores as mean
+    (standard error) and the mean training time per split. A split run again counts once, with its
+    latest record. Records without a test log-likelihood (speed runs) are skipped; DSPP's β is
+    chosen per split, so its row lists the choices instead of grouping by them."""
+    groups: Dict[tuple, Dict[int, Dict]] = defaultdict(dict)
     for record in records:
         if "test_log_likelihood" not in record:
             continue
         key = tuple(record.get(name) for name in GROUP)
         if record["model"] == "dspp2":
-            key = key[:-1] + (None,)
-        groups[key].append(record)
+            key = key[:-2] + (None,) + key[-1:]
+        groups[key][record["split"]] = record
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for key in sorted(groups, key=lambda k: tuple(str(v) for v in k)):
-        runs = sorted(groups[key], key=lambda r: r["split"])
-        dataset, model, implementation, iterations, batch, beta = key
+        runs = [groups[key][split] for split in sorted(groups[key])]
+        dataset, model, implementation, iterations, batch, beta, float_type = key
         if model == "dspp2":
             beta = "chosen: " + ", ".join(str(r.get("beta")) for r in runs)
         crps = [r.get("test_crps") for r in runs]
@@ -54,6 +56,7 @@ def summary_table(records: Iterable[Dict]) -> str:
             implementation,
             iterations,
             batch,
+            float_type or "float64",
             "" if beta is None else beta,
             f"{len(runs)} ({runs[0]['split']}–{runs[-1]['split']})",
             mean_and_error(r["test_log_likelihood"] for r in runs),

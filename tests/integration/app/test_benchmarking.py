@@ -75,11 +75,14 @@ def test_summary_table_gives_mean_and_standard_error_per_setting():
     ]
     records.append(dict(keys, split=0, model="sgp", test_log_likelihood=-9.0, test_rmse=1.0, train_seconds=1.0))
     records.append(dict(keys, split=0, seconds_per_step=0.1))  # a speed record: skipped
+    records.append(dict(keys, split=1, float_type="float32", test_log_likelihood=-5.0, test_rmse=1.0, train_seconds=1.0))
+    records.insert(0, dict(keys, split=2, test_log_likelihood=-7.0, test_rmse=1.0, train_seconds=1.0))  # run again
     lines = summary_table(records).splitlines()
     error = np.std(values, ddof=1) / np.sqrt(3)
-    assert len(lines) == 4
-    assert f"| 3 (0–2) | -2.20 ({error:.2f}) | 3.00 (0.00) | – | 1 |" in lines[2]
-    assert "| sgp |" in lines[3] and "-9.00 (nan)" in lines[3]
+    assert len(lines) == 5
+    assert f"| float64 |  | 3 (0–2) | -2.20 ({error:.2f}) | 3.00 (0.00) | – | 1 |" in lines[2]
+    assert "| float32 |  | 1 (1–1) | -5.00 (nan)" in lines[3]
+    assert "| sgp |" in lines[4] and "-9.00 (nan)" in lines[4]
 
 
 def test_held_out_variants_fit_five_sixths_stop_on_the_sixth_and_keep_the_papers_subset(monkeypatch):
