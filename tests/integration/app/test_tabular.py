@@ -85,10 +85,12 @@ def test_poisson_targets_must_be_counts(tmp_path):
         learn_table(TableReader(write(tmp_path, "x,count\n1,3\n2,0.5\n")), "count", "poisson")
 
 
-def test_many_distinct_values_in_a_text_column(tmp_path):
-    text = "id,y\n" + "".join(f"id{i},{i}\n" for i in range(1001))
-    with pytest.raises(TableError, match="column 'id' has more than 1000 distinct values"):
-        learn_table(TableReader(write(tmp_path, text)), "y", "gaussian")
+def test_too_many_class_labels(tmp_path):
+    text = "x,label\n" + "".join(f"{i},class{i}\n" for i in range(1001))
+    with pytest.raises(
+        TableError, match="target 'label' has more than 1000 distinct values, too many for class labels"
+    ):
+        learn_table(TableReader(write(tmp_path, text)), "label", "multiclass")
 
 
 def test_blank_lines_and_a_byte_order_mark_are_ignored(tmp_path):
