@@ -36,6 +36,8 @@ from gpflow_deep.app.tables.split import held_out
 from gpflow_deep.app.tables.statistics import (
     IDENTIFIER_SHARE,
     ONE_HOT_LIMIT,
+    TRACKED_VALUES,
+    CategoryChoice,
     CategoryCounts,
     DistinctValues,
     RunningMoments,
@@ -223,9 +225,9 @@ class _Pass:
             result.target_mean, result.target_std = self.moments[self.target].mean, self.moments[self.target].std
         return result
 
-    def _note(self, column: str, choice) -> None:
+    def _note(self, column: str, choice: CategoryChoice) -> None:
         """Log (and keep) what was done to a text column with more than ``ONE_HOT_LIMIT`` values."""
-        distinct = f"{choice.distinct:,}" if choice.distinct is not None else "too many to count"
+        distinct = f"{choice.distinct:,}" if choice.distinct is not None else f"more than {TRACKED_VALUES:,}"
         if choice.categories is None:
             share = f"{IDENTIFIER_SHARE:.0%}"
             note = f"column {column!r} left out: an identifier ({distinct} distinct values, over {share} of the rows)"

@@ -60,6 +60,16 @@ def test_an_identifier_column_is_left_out(tmp_path):
         preprocessing.check_columns("new.csv", ["x", "other"], target_needed=False)
 
 
+def test_an_identifier_is_no_longer_counted_once_it_has_too_many_values(tmp_path, monkeypatch):
+    monkeypatch.setattr(reader_module, "BLOCK_BYTES", 64 << 10)  # batches of about 4,000 rows
+    text = "name,x,y\n" + "".join(f"person{i},{i % 5},{i}\n" for i in range(24_000))
+    table = learn_table(TableReader(write(tmp_path, text)), "y", "gaussian")
+    assert table.preprocessing.left_out == ["name"]
+    assert table.notes == [
+        "column 'name' left out: an identifier (more than 10,000 distinct values, over 50% of the rows)"
+    ]
+
+
 def test_a_table_of_identifiers_only_is_refused(tmp_path):
     text = "name,y\n" + "".join(f"person{i},{i}\n" for i in range(400))
     with pytest.raises(TableError, match="no input columns left: name are identifiers"):
