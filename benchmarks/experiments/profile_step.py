@@ -1,11 +1,14 @@
-"""Where the time of a training step goes: TensorFlow's profiler, summed per op.
+"""Where the time of a training step goes: TensorFlow's profiler on ``gd.fit``'s compiled step.
 
-A bare compiled Adam step of a 2-layer ``build_deep_gp`` (or, with ``--model dspp``, the
-``build_dspp`` of the GPyTorch comparison) on the first ``--batch`` training points of a bundled
-data set; prints the step time and the most expensive ops. Example::
+Each ``--models`` entry is built with its builder's defaults (2 layers unless ``--layers``) on the
+first ``--batch`` rows of a bundled data set, or, for a batch larger than the data set, on
+synthetic data of that many rows (``compute_bound``'s, width 8). The step is the one ``gd.fit``
+runs (:func:`gpflow_deep.training.step.training_step`, fused Adam, full batch of those rows).
+Prints the step's wall time, then its op time summed two ways: per op type, and per the first
+name scopes of the op (``--depth``), each in ms per step. Example::
 
-    python -m benchmarks profile_step --dataset boston --batch 256
-    python -m benchmarks profile_step --model dspp --batch 455
+    python -m benchmarks profile_step --models aep_dgp aep_dgp_mm --batch 256
+    python -m benchmarks profile_step --models deep_gp random_feature_dgp --batch 10000 --layers 3
 """
 
 import argparse
@@ -14,14 +17,92 @@ import glob
 import os
 import tempfile
 import time
-from typing import List, Optional
+from typing import Callable, Dict, List, Optional
 
+import numpy as np
 import tensorflow as tf
-from gpflow.keras import tf_keras
 from tensorflow.tsl.profiler.protobuf import xplane_pb2
 
 import gpflow_deep as gd
+from benchmarks.common import set_threads
 from benchmarks.peers import GPYTORCH_SETUP
+from gpflow_deep.training.fused_adam import FusedAdam
+from gpflow_deep.training.step import training_step
+
+BUILDERS: Dict[str, Callable] = {
+    "deep_gp": lambda X, Y, layers: gd.build_deep_gp(X, Y, layers),
+    "dspp": lambda X, Y, layers: gd.build_dspp(X, Y, layers, beta=1.0, **GPYTORCH_SETUP),
+    "aep_dgp": lambda X, Y, layers: gd.build_aep_dgp(X, Y, layers),
+    "aep_dgp_mm": lambda X, Y, layers: gd.build_aep_dgp(X, Y, layers, propagation="moment_matching"),
+    "sod_dgp": lambda X, Y, layers: gd.build_sod_dgp(X, Y, layers),
+    "random_feature_dgp": lambda X, Y, layers: gd.build_random_feature_dgp(X, Y, layers),
+}
+"""Each profiled model from training data X ``[n, D]``, Y ``[n, 1]`` and its number of layers."""
+
+
+def training_rows(dataset: str, batch: int):
+    """X ``[batch, D]`` and Y ``[batch, 1]``: a bundled data set's first rows, or synthetic data."""
+    part = gd.datasets.uci_split(gd.datasets.load(dataset), 0)
+    if batch <= len(part.X_train):
+        return part.X_train[:batch], part.Y_train[:batch]
+    from benchmarks.suites.scale.compute_bound import synthetic_data
+
+    return synthetic_data(batch, 8)
+
+
+def compiled_step(model, X: np.ndarray, Y: np.ndarray) -> Callable[[], object]:
+    """``gd.fit``'s step of ``model`` on the full batch (X, Y)."""
+    optimizer = FusedAdam(0.01)
+    step = training_step(
+        model, (X, Y), batch_size=None, optimizer=optimizer, natgrad_gamma=None, seed=0, jit_compile=False
+    )
+    return step.step
+
+
+def wall_ms(step: Callable[[], object], steps: int) -> float:
+    """Median ms of ``steps`` steps, after 5 untimed ones."""
+    for _ in range(5):
+        step()
+    times = []
+    for _ in range(steps):
+        began = time.perf_counter()
+        step()[0].numpy()
+        times.append(time.perf_counter() - began)
+    return 1000 * float(np.median(times))
+
+
+def op_events(step: Callable[[], object], steps: int) -> List[tuple]:
+    """``(op name, op type, ms per step)`` of every op event the profiler records over ``steps``."""
+    with tempfile.TemporaryDirectory() as log_dir:
+        tf.profiler.experimental.start(log_dir)
+        for _ in range(steps):
+            step()
+        tf.profiler.experimental.stop()
+        space = xplane_pb2.XSpace()
+        with open(glob.glob(os.path.join(log_dir, "plugins", "profile", "*", "*.xplane.pb"))[0], "rb") as handle:
+            space.ParseFromString(handle.read())
+    events = []
+    for plane in space.planes:
+        names = {key: value.name for key, value in plane.event_metadata.items()}
+        for line in plane.lines:
+            for event in line.events:
+                name = names.get(event.metadata_id, "?")
+                op, _, op_type = name.rpartition(":")
+                if op and op_type.isidentifier() and not op.endswith(":"):  # "scope/.../name:OpType"
+                    events.append((op, op_type, event.duration_ps / 1e9 / steps))
+    return events
+
+
+def breakdown(events: List[tuple], depth: int) -> Dict[str, collections.Counter]:
+    """ms per step summed per op type and per the first ``depth`` name scopes (gradients apart)."""
+    by_type, by_scope = collections.Counter(), collections.Counter()
+    for op, op_type, ms in events:
+        by_type[op_type] += ms
+        parts = [p for p in op.split("/") if p not in ("StatefulPartitionedCall", "PartitionedCall")]
+        gradient = any(p.startswith("gradient") for p in parts)
+        parts = [p for p in parts if not p.startswith("gradient")]
+        by_scope[("∇ " if gradient else "") + "/".join(parts[:depth])] += ms
+    return dict(op_type=by_type, scope=by_scope)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -30,53 +111,27 @@ def main(argv: Optional[List[str]] = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--model", choices=["dgp", "dspp"], default="dgp")
+    parser.add_argument("--models", "--model", nargs="+", choices=list(BUILDERS), default=list(BUILDERS))
     parser.add_argument("--dataset", default="boston")
     parser.add_argument("--batch", type=int, default=256)
-    parser.add_argument("--steps", type=int, default=50)
+    parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--top", type=int, default=12)
+    parser.add_argument("--depth", type=int, default=3, help="name scopes kept in the per-scope sums")
+    parser.add_argument("--threads", type=int, default=0, help="threads per op (0: TensorFlow's choice)")
     args = parser.parse_args(argv)
-    part = gd.datasets.uci_split(gd.datasets.load(args.dataset), 0)
-    X, Y = tf.constant(part.X_train[: args.batch]), tf.constant(part.Y_train[: args.batch])
-    if args.model == "dspp":
-        model = gd.build_dspp(part.X_train, part.Y_train, beta=1.0, **GPYTORCH_SETUP)
-    else:
-        model = gd.build_deep_gp(part.X_train, part.Y_train, 2)
-    variables, optimizer = model.trainable_variables, tf_keras.optimizers.Adam(0.01)
-
-    @tf.function
-    def step():
-        with tf.GradientTape() as tape:
-            loss = model.training_loss((X, Y))
-        optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
-        return loss
-
-    for _ in range(20):
-        step()
-    began = time.perf_counter()
-    for _ in range(200):
-        step()
-    print(f"step: {(time.perf_counter() - began) / 200 * 1000:.2f} ms ({args.dataset}, batch {len(X)})")
-
-    with tempfile.TemporaryDirectory() as log_dir:
-        tf.profiler.experimental.start(log_dir)
-        for _ in range(args.steps):
-            step()
-        tf.profiler.experimental.stop()
-        space = xplane_pb2.XSpace()
-        with open(glob.glob(os.path.join(log_dir, "plugins", "profile", "*", "*.xplane.pb"))[0], "rb") as handle:
-            space.ParseFromString(handle.read())
-    totals = collections.Counter()
-    for plane in space.planes:
-        names = {key: value.name for key, value in plane.event_metadata.items()}
-        for line in plane.lines:
-            for event in line.events:
-                name = names.get(event.metadata_id, "?")
-                if ":" in name:  # op events are "name:OpType"
-                    totals[name] += event.duration_ps / 1e9 / args.steps
-    print("ms per step  op")
-    for name, milliseconds in totals.most_common(args.top):
-        print(f"{milliseconds:11.3f}  {name[:100]}")
+    set_threads(args.threads)
+    X, Y = training_rows(args.dataset, args.batch)
+    for name in args.models:
+        step = compiled_step(BUILDERS[name](X, Y, args.layers), X, Y)
+        print(
+            f"\n== {name}: {wall_ms(step, args.steps):.2f} ms per step (median), batch {len(X)}, {args.layers} layers"
+        )
+        sums = breakdown(op_events(step, args.steps), args.depth)
+        for title, counter in sums.items():
+            print(f"  ms/step  by {title} (total {sum(counter.values()):.2f})")
+            for key, ms in counter.most_common(args.top):
+                print(f"  {ms:7.3f}  {key[:110]}")
     return 0
 
 
