@@ -19,10 +19,11 @@ from gpflow_deep.app.run_directory import Run
 from gpflow_deep.core.mixtures import mixture_log_density, per_component, predict_mean_and_var
 from gpflow_deep.evaluation.moments import mixture_mean_and_std
 
-CHUNK_ROWS = 250
+CHUNK_ROWS = 256
 """Rows per prediction chunk: every layer's ``[S, rows, width]`` outputs of S = 100 paths are held at
-once (about 160 MB for a 30-wide hidden layer, 460 MB at the model's default 1,000 rows, and no
-faster). Noise is keyed by row, so the chunk size changes no number."""
+once (about 160 MB for a 30-wide hidden layer; 1,000 rows take 4 times that and are slower), and a
+multiple of the 64-row blocks row-keyed noise is drawn in. Noise is keyed by row, so the chunk size
+changes no number."""
 
 
 @dataclass
@@ -44,28 +45,34 @@ def predictive_chunks(
 ) -> Iterator[ChunkPrediction]:
     """The predictive at the encoded inputs X ``[n, D]``, rows ``first_row, ...`` of the table, a
     chunk of :data:`CHUNK_ROWS` rows at a time (the model's ``prediction_batch_size`` is set to it);
-    with the encoded targets Y ``[n, 1]``, their log-densities too."""
-    model, preprocessing = run.model, run.preprocessing
+    with the encoded targets Y ``[n, 1]``, their log-densities too. Without targets the mixture over
+    y comes whole from the compiled predictive; with them, the mixture over f does, and the
+    likelihood's moments and densities per path are taken from it here."""
+    model = run.model
     model.prediction_batch_size = CHUNK_ROWS
-    chunks = model.predict_mixture_chunks(X, seed=run.config.seed, over="f", first_row=first_row)
-    for rows, mixture in chunks:
-        inputs = tf.convert_to_tensor(X[rows], dtype=model.dtype)
-        means, variances = (t.numpy() for t in predict_mean_and_var(model.likelihood, inputs, *mixture[:2]))
-        log_weights = mixture.log_weights.numpy()
+    over = "y" if Y is None else "f"
+    for rows, mixture in model.predict_mixture_chunks(X, seed=run.config.seed, over=over, first_row=first_row):
         log_density = None
-        if Y is not None:
+        if Y is None:
+            means, variances = mixture.means.numpy(), mixture.variances.numpy()
+        else:
+            inputs = tf.convert_to_tensor(X[rows], dtype=model.dtype)
+            y_moments = predict_mean_and_var(model.likelihood, inputs, *mixture[:2])
+            means, variances = (t.numpy() for t in y_moments)
             targets = tf.convert_to_tensor(Y[rows], dtype=model.dtype)
             densities = per_component(model.likelihood.predict_log_density, inputs, *mixture[:2], targets)
             log_density = mixture_log_density(densities, mixture.log_weights).numpy()
-        if preprocessing.is_classification:
-            probabilities, _ = mixture_mean_and_std(means, variances, log_weights)
-            if probabilities.shape[1] == 1:  # Bernoulli: p(class 1)
-                probabilities = np.concatenate([1 - probabilities, probabilities], axis=1)
-            yield ChunkPrediction(rows, probabilities=probabilities, log_density=log_density)
-        else:
-            scale, shift = preprocessing.target_std, preprocessing.target_mean
-            if log_density is not None:
-                log_density = log_density - np.log(scale)
-            yield ChunkPrediction(
-                rows, means * scale + shift, variances * scale**2, log_weights, log_density=log_density
-            )
+        yield _in_table_units(run.preprocessing, rows, means, variances, mixture.log_weights.numpy(), log_density)
+
+
+def _in_table_units(preprocessing, rows: slice, means, variances, log_weights, log_density) -> ChunkPrediction:
+    """A chunk's mixture over encoded y as class probabilities, or in the target's original units."""
+    if preprocessing.is_classification:
+        probabilities, _ = mixture_mean_and_std(means, variances, log_weights)
+        if probabilities.shape[1] == 1:  # Bernoulli: p(class 1)
+            probabilities = np.concatenate([1 - probabilities, probabilities], axis=1)
+        return ChunkPrediction(rows, probabilities=probabilities, log_density=log_density)
+    scale, shift = preprocessing.target_std, preprocessing.target_mean
+    if log_density is not None:
+        log_density = log_density - np.log(scale)
+    return ChunkPrediction(rows, means * scale + shift, variances * scale**2, log_weights, log_density=log_density)

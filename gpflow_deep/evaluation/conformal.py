@@ -17,6 +17,8 @@ import numpy as np
 
 from gpflow_deep.evaluation.calibration import central_interval, mixture_cdf, mixture_quantile
 
+_RANK_ROUNDING = 1e-9  # (n + 1) p a hair above an integer by rounding is that integer
+
 
 def conformity_scores(y: np.ndarray, means: np.ndarray, variances: np.ndarray, log_weights: np.ndarray) -> np.ndarray:
     """``[n]``: r = |2 F(y) − 1| of targets ``y: [n]`` under their mixtures (components ``[S, n]``)."""
@@ -26,30 +28,59 @@ def conformity_scores(y: np.ndarray, means: np.ndarray, variances: np.ndarray, l
 class ConformalLevels:
     """The nominal → calibrated level map of split-conformal prediction, from calibration scores.
 
+    It needs the k-th smallest of the n scores only at the ranks k = ⌈(n + 1) p⌉ of the levels p
+    asked for: :meth:`thinned` keeps them at the ranks of a grid of levels, for a small file.
+
     :param scores: ``[n]`` conformity scores r_i ∈ [0, 1] of the calibration rows
-        (:func:`conformity_scores`).
+        (:func:`conformity_scores`); or, with ``ranks``, the ``[K]`` order statistics at those ranks.
+    :param ranks: ``[K]`` increasing ranks (1-based) of ``scores`` among the n, the last n.
+    :param num_rows: n (with ``ranks``).
     """
 
-    def __init__(self, scores: np.ndarray):
+    def __init__(self, scores: np.ndarray, ranks: Optional[np.ndarray] = None, num_rows: Optional[int] = None):
         scores = np.asarray(scores, dtype=float).reshape(-1)
         if scores.size == 0:
             raise ValueError("calibration needs at least one held-out row")
         if not np.all((scores >= 0) & (scores <= 1)):
             raise ValueError("conformity scores must lie in [0, 1]")
         self.scores = np.sort(scores)
+        self.num_rows = scores.size if num_rows is None else int(num_rows)
+        self.ranks = np.arange(1, scores.size + 1) if ranks is None else np.asarray(ranks, dtype=np.int64)
+        if self.ranks.shape != scores.shape or np.any(np.diff(self.ranks) <= 0) or self.ranks[-1] != self.num_rows:
+            raise ValueError("ranks must increase, one per score, and end at the number of rows")
 
-    @property
-    def num_rows(self) -> int:
-        """n, the number of calibration rows."""
-        return int(self.scores.size)
+    def rank(self, level: float) -> int:
+        """⌈(n + 1) ``level``⌉: the rank of the score that calibrates ``level`` (n + 1 or more: none)."""
+        if not 0.0 < level < 1.0:
+            raise ValueError(f"level must be in (0, 1), got {level}")
+        return math.ceil((self.num_rows + 1) * level - _RANK_ROUNDING)
 
     def calibrated_level(self, level: float) -> float:
         """r*: the central-interval level of the predictive that covers with probability ≥ ``level``;
-        1.0 (all of ℝ) when n is too small for ``level`` (⌈(n + 1) level⌉ > n)."""
-        if not 0.0 < level < 1.0:
-            raise ValueError(f"level must be in (0, 1), got {level}")
-        rank = math.ceil((self.num_rows + 1) * level)
-        return 1.0 if rank > self.num_rows else float(self.scores[rank - 1])
+        1.0 (all of ℝ) when n is too small for ``level`` (⌈(n + 1) level⌉ > n). Between the ranks
+        kept by :meth:`thinned`, the score at the next rank kept (a wider interval)."""
+        rank = self.rank(level)
+        if rank > self.num_rows:
+            return 1.0
+        return float(self.scores[np.searchsorted(self.ranks, rank)])
+
+    def expected_coverage(self, level: float) -> float:
+        """k / (n + 1), the probability that the calibrated interval covers a new exchangeable row
+        (continuous scores; k the rank used): at least ``level``, below ``level`` + 1/(n + 1)
+        unless thinned."""
+        rank = self.rank(level)
+        if rank > self.num_rows:
+            return 1.0
+        return int(self.ranks[np.searchsorted(self.ranks, rank)]) / (self.num_rows + 1)
+
+    def thinned(self, grid: int) -> "ConformalLevels":
+        """The map kept at the ranks ⌈(n + 1) j / ``grid``⌉ (j = 1, ..., grid − 1) and n: exact for
+        the levels j / ``grid``, and for every level when n < ``grid``."""
+        if self.ranks.size < self.num_rows:
+            raise ValueError("these levels are already thinned")
+        ceilings = -((-(self.num_rows + 1) * np.arange(1, grid)) // grid)
+        kept = np.union1d(np.minimum(ceilings, self.num_rows), [self.num_rows])
+        return ConformalLevels(self.scores[kept - 1], kept, self.num_rows)
 
     def interval(
         self, level: float, means: np.ndarray, variances: np.ndarray, log_weights: np.ndarray
@@ -66,12 +97,15 @@ class ConformalLevels:
         return central_interval(calibrated, means, variances, log_weights)
 
     def to_dict(self) -> dict:
-        """The sorted scores, for a run directory's JSON."""
-        return {"scores": self.scores.tolist()}
+        """n and the sorted scores (with their ranks if thinned), for a run directory's JSON."""
+        data = {"rows": self.num_rows, "scores": self.scores.tolist()}
+        if self.ranks.size < self.num_rows:
+            data["ranks"] = self.ranks.tolist()
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> "ConformalLevels":
-        return cls(np.asarray(data["scores"]))
+        return cls(np.asarray(data["scores"]), data.get("ranks"), data.get("rows"))
 
 
 def calibrate(model, X: np.ndarray, Y: np.ndarray, **prediction_options) -> ConformalLevels:

@@ -22,7 +22,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         description=paragraph(
             "Score a trained run on DATA, which has the training columns and the target. Regression: mean "
             "test log-likelihood, RMSE and CRPS (original units) and the coverage of the central 90% "
-            "interval; classification: log-likelihood and accuracy. Writes a calibration plot (PNG). "
+            "interval, and of the calibrated one if the run was calibrated (gpflow-deep calibrate); "
+            "classification: log-likelihood and accuracy. Writes a calibration plot (PNG). "
             "The file is read in batches, so memory does not grow with its length."
         ),
         epilog=example_epilog("gpflow-deep evaluate runs/houses test_houses.csv"),
@@ -40,7 +41,12 @@ def run(args: argparse.Namespace) -> int:
 
     table = checked_rows(args.run_dir, args.data, target_needed=True, drop_missing=args.drop_missing)
     preprocessing = table.run.preprocessing
-    scores = _ClassificationScores() if preprocessing.is_classification else _RegressionScores(preprocessing)
+    if preprocessing.is_classification:
+        scores = _ClassificationScores()
+    else:
+        from gpflow_deep.app.calibration import load_calibration
+
+        scores = _RegressionScores(preprocessing, load_calibration(args.run_dir))
     progress = RowProgress("evaluating", total=table.usable)
     for first_row, rows, X in table.batches():
         Y = preprocessing.targets(rows, table.reader.name)
@@ -55,27 +61,40 @@ def run(args: argparse.Namespace) -> int:
     width = max(len(name) for name in results)
     for name, value in results.items():
         print(f"{name:<{width}}  {value:.4f}" if isinstance(value, float) else f"{name:<{width}}  {value}")
+    if results.get("coverage_90_calibrated") is not None:
+        print(f"calibrated on {scores.calibration.describe()}")
     print(f"calibration plot: {plot}")
     return 0
 
 
 class _RegressionScores:
-    """Log-likelihood, RMSE, CRPS and interval coverage in original units, summed chunk by chunk."""
+    """Log-likelihood, RMSE, CRPS and interval coverage in original units, summed chunk by chunk;
+    with the run's calibration, the coverage of its calibrated interval too."""
 
-    def __init__(self, preprocessing):
+    def __init__(self, preprocessing, calibration=None):
         from gpflow_deep.evaluation.accumulator import ScoreAccumulator
 
         self.scale, self.shift = preprocessing.target_std, preprocessing.target_mean
         self.scores = ScoreAccumulator(CALIBRATION_LEVELS)
+        self.calibration = calibration
+        self.calibrated_hits = 0
 
     def add(self, chunk, Y: np.ndarray) -> None:
         """Score a chunk against its encoded targets ``Y: [n, 1]``."""
+        from gpflow_deep.app.calibration import chunk_scores
+
         y = Y * self.scale + self.shift
         self.scores.add(y, chunk.means, chunk.variances, chunk.log_weights, chunk.log_density)
+        if self.calibration is not None:  # y is in the central interval of level r exactly when its score is ≤ r
+            reach = self.calibration.levels.calibrated_level(COVERAGE_LEVEL)
+            self.calibrated_hits += int(np.count_nonzero(chunk_scores(chunk, y[:, 0]) <= reach))
 
     def results(self) -> dict:
         coverage = self.scores.coverage()[CALIBRATION_LEVELS.index(COVERAGE_LEVEL)]
-        return dict(**self.scores.scores(), coverage_90=float(coverage))
+        results = dict(**self.scores.scores(), coverage_90=float(coverage))
+        if self.calibration is not None:
+            results["coverage_90_calibrated"] = self.calibrated_hits / self.scores.rows
+        return results
 
     def plot(self, path: str, title: str) -> None:
         from gpflow_deep.app.plots import calibration_plot

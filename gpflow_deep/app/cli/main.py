@@ -1,4 +1,4 @@
-"""The ``gpflow-deep`` command: ``demo``, ``fit``, ``predict``, ``evaluate`` and ``benchmark``.
+"""The ``gpflow-deep`` command: ``demo``, ``fit``, ``predict``, ``evaluate``, ``calibrate`` and ``benchmark``.
 
 Quiet by default: TensorFlow's Python loggers and warnings are silenced (``--verbose`` brings them
 back, with this package's INFO messages). The console script ``gpflow-deep``
@@ -12,10 +12,10 @@ import sys
 import warnings
 from typing import List, Optional
 
-from gpflow_deep.app.cli import benchmark, demo, evaluate, fit, predict
+from gpflow_deep.app.cli import benchmark, calibrate, demo, evaluate, fit, predict
 from gpflow_deep.app.cli.parsing import CommandError, OneLineErrorParser
 
-SUBCOMMANDS = (demo, fit, predict, evaluate, benchmark)
+SUBCOMMANDS = (demo, fit, predict, evaluate, calibrate, benchmark)
 
 
 def build_parser() -> argparse.ArgumentParser:
