@@ -1,7 +1,10 @@
 """AEPDGP: deep GPs by approximate expectation propagation (Bui et al. 2016), with Monte Carlo
 propagation (Hernández-Muñoz 2018) or deterministic moment matching."""
 
+import contextlib
+
 import tensorflow as tf
+from check_shapes import inherit_check_shapes
 from gpflow.base import RegressionData
 
 from gpflow_deep.layers.protocol import EPLayer
@@ -40,6 +43,16 @@ class AEPDGP(MonteCarloModel):
         for index, layer in enumerate(self.layers):
             if isinstance(layer, EPLayer) and layer.num_data != self.num_data:
                 raise ValueError(f"layers[{index}] has a site for N={layer.num_data}, but num_data={self.num_data}")
+
+    @inherit_check_shapes
+    def maximum_log_likelihood_objective(self, data: RegressionData) -> tf.Tensor:
+        """The energy, each site's algebra (R Rᵀ, Cholesky factors) done once for the cavity's
+        marginals and the regulariser (``AEPLayer.shared_site_algebra``)."""
+        with contextlib.ExitStack() as stack:
+            for layer in self.layers:
+                if hasattr(layer, "shared_site_algebra"):
+                    stack.enter_context(layer.shared_site_algebra())
+            return super().maximum_log_likelihood_objective(data)
 
     @objective_shapes
     def energy(self, data: RegressionData) -> tf.Tensor:

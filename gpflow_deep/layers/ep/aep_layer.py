@@ -1,6 +1,7 @@
 """A sparse GP layer with a tied EP site: approximate EP (Bui et al. 2016; Hernández-Muñoz 2018)."""
 
-from typing import Dict, Optional, Tuple
+import contextlib
+from typing import Dict, Iterator, Optional, Tuple
 
 import gpflow
 import numpy as np
@@ -47,6 +48,7 @@ class AEPLayer(gpflow.base.Module):
     """
 
     path_dependent = False
+    _site_memo = None  # the open shared_site_algebra's tensors, by mode
 
     def __init__(
         self,
@@ -106,19 +108,38 @@ class AEPLayer(gpflow.base.Module):
     )
     def natural_parameters(self, mode: str = "posterior") -> Tuple[tf.Tensor, tf.Tensor]:
         """Cholesky factor of the precision and natural mean of q(v) (``"posterior"``), of the
-        cavity (``"cavity"``) or of the prior (``"prior"``), in whitened coordinates."""
+        cavity (``"cavity"``) or of the prior (``"prior"``), in whitened coordinates.
+
+        Inside :meth:`shared_site_algebra` each mode is computed once and R Rᵀ once for both."""
         check_mode(self, mode, MODES + ("prior",))
         eye = tf.eye(self.num_inducing, batch_shape=[self.output_dim], dtype=self.site_mean.dtype)
         if mode == "prior":
             return eye, tf.zeros_like(self.site_mean)
-        N = tf.cast(self.num_data, self.site_mean.dtype)
-        share = 1.0 if mode == "posterior" else (N - 1.0) / N
-        precision = eye + share * tf.linalg.matmul(self.site_scale, self.site_scale, transpose_b=True)
-        return tf.linalg.cholesky(precision), share * self.site_mean
+        memo = self._site_memo if self._site_memo is not None else {}
+        if mode not in memo:
+            if "site_gram" not in memo:
+                memo["site_gram"] = tf.linalg.matmul(self.site_scale, self.site_scale, transpose_b=True)
+            N = tf.cast(self.num_data, self.site_mean.dtype)
+            share = 1.0 if mode == "posterior" else (N - 1.0) / N
+            memo[mode] = tf.linalg.cholesky(eye + share * memo["site_gram"]), share * self.site_mean
+        return memo[mode]
+
+    @contextlib.contextmanager
+    def shared_site_algebra(self) -> Iterator[None]:
+        """While open, R Rᵀ and each mode's Cholesky factor are computed once and reused by every
+        call (the cavity's marginals and the regulariser of one training step): one op each in the
+        step's graph, so one backward pass each. Open it only around one evaluation of the
+        objective (the tensors it holds belong to that graph or eager step)."""
+        object.__setattr__(self, "_site_memo", {})
+        try:
+            yield
+        finally:
+            object.__setattr__(self, "_site_memo", None)
 
     def log_normalisers(self) -> Dict[str, tf.Tensor]:
         """Φ of q, of the cavity and of the prior, each ``[L]`` (one per latent GP)."""
-        return {mode: log_normaliser(*self.natural_parameters(mode)) for mode in ("posterior", "cavity", "prior")}
+        with self.shared_site_algebra() if self._site_memo is None else contextlib.nullcontext():
+            return {mode: log_normaliser(*self.natural_parameters(mode)) for mode in ("posterior", "cavity", "prior")}
 
     @check_shapes("return: []")
     def regulariser(self, inputs=None) -> tf.Tensor:
