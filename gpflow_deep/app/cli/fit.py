@@ -2,7 +2,10 @@
 
 The table is read in batches: one pass learns the encoding and draws a bounded sample of rows to
 initialise the model from; small tables are then trained on in memory, large ones in minibatches
-read from disk epoch after epoch, so that memory does not grow with the number of rows.
+read from disk epoch after epoch, so that memory does not grow with the number of rows. With
+``--likelihood auto`` (the default) a text or 0/1 target is classification and a numeric one takes
+Gaussian or Student-t noise, whichever two short pilots on the sample score higher on held-out rows
+(:mod:`gpflow_deep.app.likelihood_choice`).
 """
 
 import argparse
@@ -10,10 +13,11 @@ import logging
 import os
 import time
 
-from gpflow_deep.app.cli.fit_plan import IN_MEMORY_ROWS, plan_training
+from gpflow_deep.app.cli.fit_plan import DEFAULT_ITERATIONS, DEFAULT_STREAMED_SECONDS, IN_MEMORY_ROWS, plan_training
 from gpflow_deep.app.cli.parsing import CommandError, example_epilog, paragraph
 from gpflow_deep.app.cli.progress import RowProgress
-from gpflow_deep.registry import LIKELIHOODS, MODEL_BUILDERS, available_models
+from gpflow_deep.app.tables.learning import AUTO
+from gpflow_deep.registry import LIKELIHOODS, MODEL_BUILDERS, accepts_likelihood, available_models, builder_named
 
 logger = logging.getLogger("gpflow_deep.app.cli")
 
@@ -32,7 +36,10 @@ def register(commands, common: argparse.ArgumentParser) -> None:
             "columns one-hot encoded, and RUN_DIR receives the trained model, its configuration, the "
             "preprocessing and TensorBoard logs (RUN_DIR/logs). Tables of up to "
             f"{IN_MEMORY_ROWS:,} training rows are trained on in memory, in full batch by default; larger "
-            "ones in minibatches read from disk, so memory does not grow with the table."
+            "ones in minibatches read from disk, so memory does not grow with the table. By default the "
+            "likelihood is chosen from the target: text or 0/1 labels are classification, other numbers "
+            "Gaussian or Student-t regression, whichever scores the higher held-out log-likelihood in two "
+            "short pilot fits on a sample of the rows."
         ),
         epilog=example_epilog(
             "gpflow-deep fit houses.csv --target price --out runs/houses",
@@ -47,7 +54,13 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="deep_gp", choices=models, help="(default: %(default)s)")
     parser.add_argument("--layers", type=int, default=2, help="number of GP layers (default: %(default)s)")
     length = parser.add_mutually_exclusive_group()
-    length.add_argument("--iterations", type=int, default=None, help="training steps (default: 2000)")
+    length.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        help=f"training steps (default: {DEFAULT_ITERATIONS}; above {IN_MEMORY_ROWS:,} training rows, "
+        f"{DEFAULT_ITERATIONS} or {DEFAULT_STREAMED_SECONDS / 60:.0f} minutes, whichever comes first)",
+    )
     length.add_argument("--epochs", type=float, default=None, help="passes over the training rows")
     parser.add_argument(
         "--time-budget",
@@ -65,9 +78,10 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--learning-rate", type=float, default=0.01, help="Adam's step size (default: %(default)s)")
     parser.add_argument(
         "--likelihood",
-        default="gaussian",
-        choices=LIKELIHOODS,
-        help="gaussian or studentt regression, poisson counts, bernoulli or multiclass labels (default: %(default)s)",
+        default=AUTO,
+        choices=(AUTO,) + LIKELIHOODS,
+        help="gaussian or studentt regression, poisson counts, bernoulli or multiclass labels; auto: labels "
+        "for a text or 0/1 target, else gaussian or studentt by held-out pilots (default: %(default)s)",
     )
     parser.add_argument(
         "--validation-fraction",
@@ -119,33 +133,60 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"early stopping: {table.held_out_rows:,} rows held out, {len(held_out[0]):,} of them scored at each check"
         )
-    model, config = _initialised_model(args, table, X_sample, Y_sample)
+    likelihood, choice = _likelihood(args, table, X_sample, Y_sample)
+    model, config = _initialised_model(args, table, likelihood, X_sample, Y_sample)
     data = (X_sample, Y_sample) if not plan.streamed else _streamed(reader, table, args, plan.batch_size, X_sample)
     result = _train(args, model, data, plan, held_out, config)
-    _save(args, config, preprocessing, model, result, table)
+    _save(args, config, preprocessing, model, result, table, choice)
     return 0
 
 
-def _initialised_model(args, table, X_sample, Y_sample):
+def _likelihood(args, table, X_sample, Y_sample):
+    """The run's likelihood (also set in ``table.preprocessing``) and, for ``auto`` on a numeric
+    target, the :class:`LikelihoodChoice` that chose it; prints the choice."""
+    from gpflow_deep.app.likelihood_choice import CANDIDATES, PILOT_STEPS, LikelihoodChoice, choose_likelihood
+
+    preprocessing = table.preprocessing
+    if args.likelihood != AUTO:
+        return args.likelihood, None
+    if preprocessing.likelihood != AUTO:
+        labels = len(preprocessing.labels)
+        print(f"likelihood: {preprocessing.likelihood} (target {args.target!r} has {labels} labels)")
+        return preprocessing.likelihood, None
+    if not accepts_likelihood(builder_named(MODEL_BUILDERS[args.model])):
+        choice = LikelihoodChoice("gaussian", reason=f"{args.model} supports only a Gaussian likelihood")
+    else:
+        print(
+            f"choosing the likelihood: {' or '.join(CANDIDATES)}, by {PILOT_STEPS}-step one-layer pilots "
+            f"on the {len(X_sample):,}-row sample",
+            flush=True,
+        )
+        choice = choose_likelihood(X_sample, Y_sample, preprocessing.target_std, seed=args.seed)
+    print(choice.describe())
+    preprocessing.likelihood = choice.likelihood
+    return choice.likelihood, choice
+
+
+def _initialised_model(args, table, likelihood: str, X_sample, Y_sample):
     from gpflow_deep.app.run_directory import RunConfig, sample_moments
 
     config = RunConfig(
         model=args.model,
         builder=MODEL_BUILDERS[args.model],
         num_layers=args.layers,
-        likelihood=args.likelihood,
+        likelihood=likelihood,
         seed=args.seed,
         num_data=table.training_rows,
         sample_shape=list(X_sample.shape),
         sample_moments=sample_moments(X_sample, Y_sample),
-        num_classes=len(table.preprocessing.labels) if args.likelihood == "multiclass" else None,
+        num_classes=len(table.preprocessing.labels) if likelihood == "multiclass" else None,
     )
     began = time.perf_counter()
     if len(X_sample) < table.training_rows:
         what = f"a random sample of {len(X_sample):,} of the {table.training_rows:,} training rows"
     else:
         what = f"all {table.training_rows:,} training rows"
-    print(f"initialising {args.model} ({args.layers} layers, {args.likelihood} likelihood) from {what}", flush=True)
+    print(f"initialising {args.model} ({args.layers} layers, {likelihood} likelihood) from {what}", flush=True)
     model = config.build(X_sample, Y_sample)
     print(f"initialised in {time.perf_counter() - began:.1f} s")
     return model, config
@@ -191,7 +232,7 @@ def _train(args, model, data, plan, held_out, config):
     )
 
 
-def _save(args, config, preprocessing, model, result, table) -> None:
+def _save(args, config, preprocessing, model, result, table, choice) -> None:
     from gpflow_deep.app.run_directory import LOG_DIR, save_run
 
     summary = dict(
@@ -206,6 +247,7 @@ def _save(args, config, preprocessing, model, result, table) -> None:
         training_rows=table.training_rows,
         held_out_rows=table.held_out_rows,
         inputs=preprocessing.encoded_names,
+        likelihood_choice=choice.to_dict() if choice is not None else None,
     )
     save_run(args.out, config, preprocessing, model, summary)
     stopped = f", best held-out check at step {result.best_iteration}" if result.best_iteration else ""

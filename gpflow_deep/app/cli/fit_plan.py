@@ -1,6 +1,7 @@
 """What ``gpflow-deep fit`` trains on and for how long, from its options and the table's size:
 full batch in memory for small tables, minibatches streamed from disk for large ones, and a length
-in iterations, epochs or wall time."""
+in iterations, epochs or wall time (by default 2,000 steps; on a streamed table also at most
+:data:`DEFAULT_STREAMED_SECONDS`, whichever ends first)."""
 
 import argparse
 import math
@@ -21,6 +22,10 @@ MODEL_MINIBATCH = {"dspp": 1_000, "sod_dgp": 1_000, "aep_dgp": 1_000}
 rows; SoD's 10 and AEP's 20 Monte Carlo paths) take 1,000 rows, which keeps a step's memory near that
 of 10,000 rows on one path (AEP on 10,000 rows passed 2.3 GB)."""
 DEFAULT_ITERATIONS = 2000
+DEFAULT_STREAMED_SECONDS = 600.0
+"""A streamed table trains for at most this long by default: ``deep_gp``'s 2,000 steps of 10,000
+rows take over an hour on two cores (53 min were not enough for 1,000,000 rows), while 10 minutes
+of steps already beat a linear model on a 300,000-row table (``docs/scaling.md``)."""
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*(s|m|min|h)?\s*$")
 _SECONDS = {None: 1, "s": 1, "m": 60, "min": 60, "h": 3600}
 
@@ -35,6 +40,7 @@ class TrainingPlan:
     iterations: Optional[int]
     time_budget: Optional[float]
     streamed: bool
+    default_length: bool = False
 
     def describe(self, model: str, batch_given: bool) -> str:
         """The plan in one line, saying which choices are defaults."""
@@ -51,8 +57,13 @@ class TrainingPlan:
             epochs = self.iterations * rows / self.training_rows
             length.append(f"{self.iterations:,} iterations ({epochs:.3g} epochs)")
         if self.time_budget is not None:
-            length.append(f"at most {self.time_budget:,.0f} s")
-        return f"training: {batches}, {', '.join(length)}"
+            length.append(_duration(self.time_budget))
+        length = " or ".join(length) + ", whichever comes first" if len(length) == 2 else length[0]
+        if self.iterations is None:
+            length = f"at most {length}"
+        if self.default_length:
+            length += f" [default on more than {IN_MEMORY_ROWS:,} rows]" if self.streamed else " [default]"
+        return f"training: {batches}, {length}"
 
 
 def plan_training(args: argparse.Namespace, training_rows: int) -> TrainingPlan:
@@ -70,8 +81,12 @@ def plan_training(args: argparse.Namespace, training_rows: int) -> TrainingPlan:
         iterations = max(1, math.ceil(args.epochs * steps_per_epoch))
     elif args.iterations is not None:
         iterations = args.iterations
+    elif time_budget is not None:
+        iterations = None
     else:
-        iterations = None if time_budget is not None else DEFAULT_ITERATIONS
+        iterations = DEFAULT_ITERATIONS
+        time_budget = DEFAULT_STREAMED_SECONDS if streamed else None
+        return TrainingPlan(training_rows, batch_size, iterations, time_budget, streamed, default_length=True)
     return TrainingPlan(training_rows, batch_size, iterations, time_budget, streamed)
 
 
@@ -81,3 +96,12 @@ def parse_duration(text: str) -> float:
     if match is None or float(match.group(1)) <= 0:
         raise CommandError(f"--time-budget: {text!r} is not a positive duration (e.g. 600, 90s, 10m, 2h)")
     return float(match.group(1)) * _SECONDS[match.group(2)]
+
+
+def _duration(seconds: float) -> str:
+    """``"90 s"``, ``"10 min"`` or ``"2.5 h"``: whole minutes and hours in their unit."""
+    if seconds >= 3600 and seconds % 360 == 0:
+        return f"{seconds / 3600:g} h"
+    if seconds >= 60 and seconds % 60 == 0:
+        return f"{seconds / 60:g} min"
+    return f"{seconds:,.0f} s"
