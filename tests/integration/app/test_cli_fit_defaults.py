@@ -1,0 +1,122 @@
+"""``gpflow-deep fit``'s defaults: the likelihood chosen for the target, and a training length
+bounded in time on a streamed table."""
+
+import argparse
+import json
+
+import gpflow
+import numpy as np
+import pytest
+from fixtures.tables import classification_rows, regression_rows, write_csv
+
+from gpflow_deep.app.cli import fit as fit_command
+from gpflow_deep.app.cli import fit_plan
+from gpflow_deep.app.cli.fit_plan import plan_training
+from gpflow_deep.app.cli.main import main
+
+
+def options(**given):
+    chosen = dict(model="deep_gp", batch_size=None, iterations=None, epochs=None, time_budget=None)
+    return argparse.Namespace(**{**chosen, **given})
+
+
+def heavy_tailed_table(path, rows: int = 150, seed: int = 0) -> str:
+    """(x1, x2, y): y a smooth function plus 0.3 × Student-t noise with 2 degrees of freedom."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, (rows, 2))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] + 0.3 * rng.standard_t(2, rows)
+    return write_csv(path, ["x1", "x2", "y"], [[f"{a:.5f}", f"{b:.5f}", f"{c:.5f}"] for (a, b), c in zip(X, y)])
+
+
+def test_a_streamed_table_trains_2000_steps_or_10_minutes_by_default():
+    plan = plan_training(options(), 300_000)
+    assert (plan.batch_size, plan.iterations, plan.time_budget, plan.streamed) == (10_000, 2000, 600.0, True)
+    assert plan.describe("deep_gp", batch_given=False) == (
+        "training: minibatches of 10,000 rows (300,000 training rows, read from disk) [default for deep_gp on "
+        "more than 10,000 rows], 2,000 iterations (66.7 epochs) or 10 min, whichever comes first "
+        "[default on more than 10,000 rows]"
+    )
+
+
+def test_a_small_table_keeps_full_batch_and_2000_steps():
+    plan = plan_training(options(), 500)
+    assert (plan.batch_size, plan.iterations, plan.time_budget, plan.streamed) == (None, 2000, None, False)
+    assert plan.describe("deep_gp", batch_given=False).endswith("2,000 iterations (2e+03 epochs) [default]")
+
+
+@pytest.mark.parametrize(
+    "given, iterations, budget, length",
+    [
+        (dict(iterations=50), 50, None, "50 iterations (1.67 epochs)"),
+        (dict(epochs=2.0), 60, None, "60 iterations (2 epochs)"),
+        (dict(time_budget="90s"), None, 90.0, "at most 90 s"),
+        (dict(epochs=3.0, time_budget="2h"), 90, 7200.0, "90 iterations (3 epochs) or 2 h, whichever comes first"),
+    ],
+)
+def test_a_given_length_replaces_the_default(given, iterations, budget, length):
+    plan = plan_training(options(**given), 300_000)
+    assert (plan.iterations, plan.time_budget) == (iterations, budget)
+    assert plan.describe("deep_gp", batch_given=False).endswith(f"rows], {length}")
+
+
+def test_the_default_time_bound_stops_a_streamed_fit_and_is_recorded(tmp_path, capsys, monkeypatch):
+    for module in (fit_command, fit_plan):  # "streamed": more training rows than the sample holds
+        monkeypatch.setattr(module, "IN_MEMORY_ROWS", 20)
+    monkeypatch.setattr(fit_plan, "DEFAULT_STREAMED_SECONDS", 1.0)
+    data = write_csv(tmp_path / "large.csv", *regression_rows(60))
+    assert main(["fit", data, "--target", "price", "--batch-size", "10", "--out", str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out
+    assert "2,000 iterations (333 epochs) or 1 s, whichever comes first [default on more than 20 rows]" in out
+    assert "likelihood: gaussian (20 rows are too few to choose; at least 100)" in out
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert (config["training"]["iterations"], config["training"]["time_budget"]) == (2000, 1.0)
+    assert json.loads((tmp_path / "run" / "training.json").read_text())["iterations"] < 2000
+
+
+def test_an_explicit_likelihood_skips_the_choice(tmp_path, capsys):
+    data = heavy_tailed_table(tmp_path / "t.csv")
+    arguments = ["fit", data, "--target", "y", "--likelihood", "gaussian", "--iterations", "3"]
+    assert main(arguments + ["--out", str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out
+    assert "likelihood:" not in out and "(2 layers, gaussian likelihood)" in out
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["likelihood"] == "gaussian"
+    assert json.loads((tmp_path / "run" / "training.json").read_text())["likelihood_choice"] is None
+
+
+def test_labels_are_classification_without_pilots(tmp_path, capsys):
+    data = write_csv(tmp_path / "iris.csv", *classification_rows(40))
+    assert main(["fit", data, "--target", "species", "--iterations", "3", "--out", str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out
+    assert "likelihood: multiclass (target 'species' has 3 labels)" in out and "choosing" not in out
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["likelihood"] == "multiclass"
+
+
+def test_a_gaussian_only_model_keeps_gaussian_without_pilots(tmp_path, capsys):
+    data = heavy_tailed_table(tmp_path / "t.csv")
+    arguments = ["fit", data, "--target", "y", "--model", "sod_dgp", "--iterations", "3"]
+    assert main(arguments + ["--out", str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out
+    assert "likelihood: gaussian (sod_dgp supports only a Gaussian likelihood)" in out and "choosing" not in out
+
+
+@pytest.mark.slow  # two pilots and a fit: about 40 s of CPU
+def test_the_chosen_likelihood_is_kept_and_restored_for_predict(tmp_path, capsys, monkeypatch):
+    from gpflow_deep.app import likelihood_choice
+    from gpflow_deep.app.run_directory import load_run
+
+    monkeypatch.setattr(likelihood_choice, "PILOT_STEPS", 40)
+    data = heavy_tailed_table(tmp_path / "t.csv")
+    run_dir = tmp_path / "run"
+    assert main(["fit", data, "--target", "y", "--iterations", "20", "--out", str(run_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "likelihood: studentt (held-out log-likelihood per row on 30 sample rows, 40 pilot steps each" in out
+    assert "(2 layers, studentt likelihood)" in out
+    summary = json.loads((run_dir / "training.json").read_text())["likelihood_choice"]
+    assert summary["likelihood"] == "studentt" and summary["scores"]["studentt"] > summary["scores"]["gaussian"]
+    for name in ("config.json", "preprocessing.json"):
+        assert json.loads((run_dir / name).read_text())["likelihood"] == "studentt"
+    assert isinstance(load_run(str(run_dir)).model.likelihood, gpflow.likelihoods.StudentT)
+    assert main(["predict", str(run_dir), data, "--out", str(tmp_path / "p.csv")]) == 0
+    assert len((tmp_path / "p.csv").read_text().splitlines()) == 151
+    assert main(["evaluate", str(run_dir), data]) == 0
+    assert "log_likelihood" in capsys.readouterr().out
