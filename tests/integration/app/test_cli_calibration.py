@@ -36,7 +36,8 @@ def calibrated(tmp_path_factory):
     held_out = write_csv(folder / "held_out.csv", header, rows[TRAINING : TRAINING + CALIBRATION])
     fresh = write_csv(folder / "fresh.csv", header, rows[TRAINING + CALIBRATION :])
     run_dir = str(folder / "run")
-    assert main(["fit", train, "--target", "price", "--out", run_dir, "--iterations", "20"]) == 0
+    fit = ["fit", train, "--target", "price", "--likelihood", "gaussian", "--out", run_dir, "--iterations", "20"]
+    assert main(fit) == 0
     return run_dir, held_out, fresh
 
 
