@@ -43,35 +43,32 @@ def run(args: argparse.Namespace) -> int:
     table = checked_rows(args.run_dir, args.data, target_needed=True, drop_missing=args.drop_missing)
     check_regression(table.run)
     preprocessing = table.run.preprocessing
-    scores, sample = [], Reservoir(WIDTH_SAMPLE)
+    scores, sample, log_weights = [], Reservoir(WIDTH_SAMPLE), None
     progress = RowProgress("calibrating", total=table.usable)
     for first_row, rows, X in table.batches():
         y = preprocessing.targets(rows, table.reader.name)[:, 0] * preprocessing.target_std + preprocessing.target_mean
         for chunk in predictive_chunks(table.run, X, first_row):
             scores.append(chunk_scores(chunk, y[chunk.rows]))
-            sample.offer(_rows_of(chunk))
+            sample.offer(dict(means=chunk.means[..., 0].T, variances=chunk.variances[..., 0].T))
+            log_weights = chunk.log_weights  # the same paths in every chunk
         progress(first_row + X.shape[0])
     progress.close()
-    calibration = calibration_from_scores(np.concatenate(scores), table.reader.name)
+    scores = np.concatenate(scores)
+    calibration = calibration_from_scores(scores, table.reader.name)
     path = save_calibration(args.run_dir, calibration)
     print(f"calibrated on {calibration.describe()}")
-    _print_changes(np.concatenate(scores), calibration.levels, sample.sample)
+    components = (sample.sample["means"].T, sample.sample["variances"].T, log_weights)
+    _print_changes(scores, calibration.levels, components)
     print(f"stored in {path}: predict writes calibrated intervals from now on (--uncalibrated for the raw ones)")
     return 0
 
 
-def _rows_of(chunk) -> dict:
-    """A chunk's mixtures row by row: ``means, variances: [n, S]``, ``log_weights: [n, S]``."""
-    means, variances = chunk.means[..., 0].T, chunk.variances[..., 0].T
-    return dict(means=means, variances=variances, log_weights=np.broadcast_to(chunk.log_weights, means.shape))
-
-
-def _print_changes(scores: np.ndarray, levels, sample: dict) -> None:
-    """Per level: the held-out coverage of the raw interval, the predictive's central level that
-    calibration uses instead, the coverage guaranteed on new rows, and the change in width."""
+def _print_changes(scores: np.ndarray, levels, components: tuple) -> None:
+    """Per level: the held-out coverage of the raw interval (``scores: [n]``), the predictive's
+    central level that calibration uses instead, the coverage guaranteed on new rows, and the median
+    change in width over the sampled mixtures ``components`` (``[S, m]``, ``[S, m]``, ``[S]``)."""
     from gpflow_deep.evaluation.calibration import central_interval
 
-    components = (sample["means"].T, sample["variances"].T, sample["log_weights"][0])
     print(f"{'level':>5}  {'held-out coverage':>17}  {'calibrated to':>13}  {'new rows covered':>18}  width")
     for level in REPORTED_LEVELS:
         raw = float(np.mean(scores <= level))
