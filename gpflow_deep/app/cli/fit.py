@@ -9,11 +9,18 @@ Gaussian or Student-t noise, whichever two short pilots on the sample score high
 """
 
 import argparse
+import contextlib
 import logging
 import os
 import time
 
-from gpflow_deep.app.cli.fit_plan import DEFAULT_ITERATIONS, DEFAULT_STREAMED_SECONDS, IN_MEMORY_ROWS, plan_training
+from gpflow_deep.app.cli.fit_plan import (
+    DEFAULT_ITERATIONS,
+    DEFAULT_MINIBATCH,
+    DEFAULT_STREAMED_SECONDS,
+    IN_MEMORY_ROWS,
+    plan_training,
+)
 from gpflow_deep.app.cli.parsing import CommandError, example_epilog, paragraph
 from gpflow_deep.app.cli.progress import RowProgress
 from gpflow_deep.app.tables.learning import AUTO
@@ -72,8 +79,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         "--batch-size",
         type=int,
         default=None,
-        help=f"minibatch size (default: full batch up to {IN_MEMORY_ROWS:,} training rows; above, 10,000, "
-        "or 1,000 for dspp, sod_dgp and aep_dgp)",
+        help=f"minibatch size (default: full batch up to {IN_MEMORY_ROWS:,} training rows; above, "
+        f"{DEFAULT_MINIBATCH:,})",
     )
     parser.add_argument("--learning-rate", type=float, default=0.01, help="Adam's step size (default: %(default)s)")
     parser.add_argument(
@@ -95,14 +102,24 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--drop-missing", action="store_true", help="drop rows with missing values instead of failing")
     parser.add_argument("--seed", type=int, default=0, help="seeds the model, the split and training")
+    workers = parser.add_argument_group(
+        "several processes or machines (MultiWorkerMirroredStrategy; or set TF_CONFIG instead)",
+        "run the same command on every worker, each with its own --worker-index; worker 0 writes RUN_DIR",
+    )
+    workers.add_argument("--cluster", metavar="HOST:PORT,...", help="every worker's address, the same on all")
+    workers.add_argument("--worker-index", type=int, metavar="I", help="this worker's place in --cluster")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from gpflow_deep.app.tables import TableReader, learn_table
     from gpflow_deep.app.tables.stream import encoded
+    from gpflow_deep.app.workers import cluster_workers
 
-    _check_options(args)
+    workers = cluster_workers(args.cluster, args.worker_index)
+    _check_options(args, out_must_be_new=workers is None or workers.is_chief)
+    if workers is not None:
+        print(workers.describe())
     reader = TableReader(args.data)
     if args.target not in reader.columns:
         raise CommandError(f"{reader.name} has no column {args.target!r} (columns: {', '.join(reader.columns)})")
@@ -126,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
     )
     logger.info("inputs: %s", ", ".join(preprocessing.encoded_names))
     plan = plan_training(args, table.training_rows)
+    if workers is not None:
+        _fix_length_for_workers(plan)
     print(plan.describe(args.model, batch_given=args.batch_size is not None))
     X_sample, Y_sample = encoded(table.sample, preprocessing, reader.name)
     held_out = encoded(table.held_out_sample, preprocessing, reader.name)
@@ -134,11 +153,29 @@ def run(args: argparse.Namespace) -> int:
             f"early stopping: {table.held_out_rows:,} rows held out, {len(held_out[0]):,} of them scored at each check"
         )
     likelihood, choice = _likelihood(args, table, X_sample, Y_sample)
-    model, config = _initialised_model(args, table, likelihood, X_sample, Y_sample)
+    strategy = workers.strategy if workers is not None else None
+    with strategy.scope() if strategy is not None else contextlib.nullcontext():
+        model, config = _initialised_model(args, table, likelihood, X_sample, Y_sample)
     data = (X_sample, Y_sample) if not plan.streamed else _streamed(reader, table, args, plan.batch_size, X_sample)
-    result = _train(args, model, data, plan, held_out, config)
-    _save(args, config, preprocessing, model, result, table, choice)
+    result = _train(args, model, data, plan, held_out, config, workers)
+    if workers is None or workers.is_chief:
+        _save(args, config, preprocessing, model, result, table, choice)
+    else:
+        _save_elsewhere(args, config, preprocessing, model, result, table, choice)
     return 0
+
+
+def _fix_length_for_workers(plan) -> None:
+    """Workers must all stop at the same step: no time budget, which each would measure alone."""
+    if plan.time_budget is None:
+        return
+    if not plan.default_length:
+        raise CommandError(
+            "--time-budget: with several workers give --iterations or --epochs instead "
+            "(each worker would stop at its own step, and the others would wait for it)"
+        )
+    plan.time_budget = None
+    print("several workers: training the default length in steps only, without the default time budget")
 
 
 def _likelihood(args, table, X_sample, Y_sample):
@@ -203,7 +240,7 @@ def _streamed(reader, table, args, batch_size: int, X_sample):
     return chunk_dataset(read_chunks, X_sample.shape[1], 1, batch_size, shuffle_rows=shuffle_rows, seed=args.seed)
 
 
-def _train(args, model, data, plan, held_out, config):
+def _train(args, model, data, plan, held_out, config, workers):
     from gpflow_deep import training
     from gpflow_deep.app.run_directory import LOG_DIR
 
@@ -223,16 +260,29 @@ def _train(args, model, data, plan, held_out, config):
         batch_size=None if plan.streamed else plan.batch_size,
         learning_rate=args.learning_rate,
         seed=args.seed,
-        log_dir=os.path.join(args.out, LOG_DIR),
+        log_dir=os.path.join(args.out, LOG_DIR) if workers is None or workers.is_chief else None,
         monitor_every=monitor_every,
         validation_data=held_out,
         patience=config.training["patience"],
         progress=True,
         time_budget=plan.time_budget,
+        strategy=workers.strategy if workers is not None else None,
     )
 
 
-def _save(args, config, preprocessing, model, result, table, choice) -> None:
+def _save_elsewhere(args, config, preprocessing, model, result, table, choice) -> None:
+    """A worker other than the chief saves too (writing a checkpoint of mirrored variables may need
+    every worker), into a temporary directory that it then removes."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="gpflow-deep-worker-") as scratch:
+        args = argparse.Namespace(**{**vars(args), "out": os.path.join(scratch, "run")})
+        _save(args, config, preprocessing, model, result, table, choice, quiet=True)
+    print(_trained(result))
+    print("worker 0 writes the run directory")
+
+
+def _save(args, config, preprocessing, model, result, table, choice, quiet: bool = False) -> None:
     from gpflow_deep.app.run_directory import LOG_DIR, save_run
 
     summary = dict(
@@ -250,10 +300,17 @@ def _save(args, config, preprocessing, model, result, table, choice) -> None:
         likelihood_choice=choice.to_dict() if choice is not None else None,
     )
     save_run(args.out, config, preprocessing, model, summary)
+    if quiet:
+        return
     stopped = f", best held-out check at step {result.best_iteration}" if result.best_iteration else ""
-    print(f"trained {result.iterations} steps in {result.seconds:.1f} s{stopped}")
+    print(_trained(result) + stopped)
     print(f"run directory: {os.path.abspath(args.out)}")
     print(f"TensorBoard: tensorboard --logdir {os.path.join(args.out, LOG_DIR)}")
+
+
+def _trained(result) -> str:
+    objective = float(result.objectives[-1])
+    return f"trained {result.iterations} steps in {result.seconds:.1f} s (final objective {objective!r})"
 
 
 def _check_rows(args, table, name: str) -> None:
@@ -271,7 +328,7 @@ def _check_rows(args, table, name: str) -> None:
         raise CommandError(f"too few rows to train on: {table.training_rows}")
 
 
-def _check_options(args: argparse.Namespace) -> None:
+def _check_options(args: argparse.Namespace, out_must_be_new: bool = True) -> None:
     for name in ("layers", "patience"):
         if getattr(args, name) < 1:
             raise CommandError(f"--{name} must be at least 1, got {getattr(args, name)}")
@@ -284,5 +341,5 @@ def _check_options(args: argparse.Namespace) -> None:
         raise CommandError(f"--validation-fraction must be in [0, 1), got {args.validation_fraction}")
     if args.learning_rate <= 0:
         raise CommandError(f"--learning-rate must be positive, got {args.learning_rate}")
-    if os.path.exists(args.out) and (not os.path.isdir(args.out) or os.listdir(args.out)):
+    if out_must_be_new and os.path.exists(args.out) and (not os.path.isdir(args.out) or os.listdir(args.out)):
         raise CommandError(f"{args.out} already exists and is not empty; choose a new --out")

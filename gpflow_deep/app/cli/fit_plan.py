@@ -16,11 +16,12 @@ IN_MEMORY_ROWS = 10_000
 larger ones are streamed from disk in minibatches. Also the size of the sample the model is
 initialised from."""
 
-DEFAULT_MINIBATCH = 10_000  # rows per step on large tables for one-path models (the DSVI paper's batch)
-MODEL_MINIBATCH = {"dspp": 1_000, "sod_dgp": 1_000, "aep_dgp": 1_000}
-"""Models that propagate several paths per step (DSPP's 10 sigma points, the DSPP paper's 1,000-2,000
-rows; SoD's 10 and AEP's 20 Monte Carlo paths) take 1,000 rows, which keeps a step's memory near that
-of 10,000 rows on one path (AEP on 10,000 rows passed 2.3 GB)."""
+DEFAULT_MINIBATCH = 1_000
+"""Rows per step on a streamed table. Under the default time bound the number of steps matters
+more than their size: on Birthdays (300,000 rows) 10 minutes gave ``deep_gp`` 36-40 steps of
+10,000 rows, worse than a linear model, and ten times as many of 1,000 (``docs/scaling.md``). For the
+models that propagate several paths per step (DSPP's 10 sigma points, SoD's 10 and AEP's 20 Monte
+Carlo paths) 1,000 rows is also what keeps a step's memory bounded (AEP on 10,000 passed 2.3 GB)."""
 DEFAULT_ITERATIONS = 2000
 DEFAULT_STREAMED_SECONDS = 600.0
 """A streamed table trains for at most this long by default: ``deep_gp``'s 2,000 steps of 10,000
@@ -72,7 +73,7 @@ def plan_training(args: argparse.Namespace, training_rows: int) -> TrainingPlan:
     streamed = training_rows > IN_MEMORY_ROWS
     batch_size = args.batch_size
     if batch_size is None and streamed:
-        batch_size = MODEL_MINIBATCH.get(args.model, DEFAULT_MINIBATCH)
+        batch_size = DEFAULT_MINIBATCH
     if batch_size is not None and batch_size >= training_rows:
         batch_size = None if not streamed else training_rows
     time_budget = parse_duration(args.time_budget) if args.time_budget is not None else None

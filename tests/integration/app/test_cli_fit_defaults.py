@@ -20,7 +20,7 @@ def options(**given):
     return argparse.Namespace(**{**chosen, **given})
 
 
-def heavy_tailed_table(path, rows: int = 150, seed: int = 0) -> str:
+def heavy_tailed_table(path, rows: int = 300, seed: int = 0) -> str:
     """(x1, x2, y): y a smooth function plus 0.3 × Student-t noise with 2 degrees of freedom."""
     rng = np.random.default_rng(seed)
     X = rng.uniform(-2, 2, (rows, 2))
@@ -30,10 +30,10 @@ def heavy_tailed_table(path, rows: int = 150, seed: int = 0) -> str:
 
 def test_a_streamed_table_trains_2000_steps_or_10_minutes_by_default():
     plan = plan_training(options(), 300_000)
-    assert (plan.batch_size, plan.iterations, plan.time_budget, plan.streamed) == (10_000, 2000, 600.0, True)
+    assert (plan.batch_size, plan.iterations, plan.time_budget, plan.streamed) == (1_000, 2000, 600.0, True)
     assert plan.describe("deep_gp", batch_given=False) == (
-        "training: minibatches of 10,000 rows (300,000 training rows, read from disk) [default for deep_gp on "
-        "more than 10,000 rows], 2,000 iterations (66.7 epochs) or 10 min, whichever comes first "
+        "training: minibatches of 1,000 rows (300,000 training rows, read from disk) [default for deep_gp on "
+        "more than 10,000 rows], 2,000 iterations (6.67 epochs) or 10 min, whichever comes first "
         "[default on more than 10,000 rows]"
     )
 
@@ -47,10 +47,10 @@ def test_a_small_table_keeps_full_batch_and_2000_steps():
 @pytest.mark.parametrize(
     "given, iterations, budget, length",
     [
-        (dict(iterations=50), 50, None, "50 iterations (1.67 epochs)"),
-        (dict(epochs=2.0), 60, None, "60 iterations (2 epochs)"),
+        (dict(iterations=50), 50, None, "50 iterations (0.167 epochs)"),
+        (dict(epochs=2.0), 600, None, "600 iterations (2 epochs)"),
         (dict(time_budget="90s"), None, 90.0, "at most 90 s"),
-        (dict(epochs=3.0, time_budget="2h"), 90, 7200.0, "90 iterations (3 epochs) or 2 h, whichever comes first"),
+        (dict(epochs=3.0, time_budget="2h"), 900, 7200.0, "900 iterations (3 epochs) or 2 h, whichever comes first"),
     ],
 )
 def test_a_given_length_replaces_the_default(given, iterations, budget, length):
@@ -109,7 +109,7 @@ def test_the_chosen_likelihood_is_kept_and_restored_for_predict(tmp_path, capsys
     run_dir = tmp_path / "run"
     assert main(["fit", data, "--target", "y", "--iterations", "20", "--out", str(run_dir)]) == 0
     out = capsys.readouterr().out
-    assert "likelihood: studentt (held-out log-likelihood per row on 30 sample rows, 40 pilot steps each" in out
+    assert "likelihood: studentt (held-out log-likelihood per row on 60 sample rows, 40 pilot steps each" in out
     assert "(2 layers, studentt likelihood)" in out
     summary = json.loads((run_dir / "training.json").read_text())["likelihood_choice"]
     assert summary["likelihood"] == "studentt" and summary["scores"]["studentt"] > summary["scores"]["gaussian"]
@@ -117,6 +117,6 @@ def test_the_chosen_likelihood_is_kept_and_restored_for_predict(tmp_path, capsys
         assert json.loads((run_dir / name).read_text())["likelihood"] == "studentt"
     assert isinstance(load_run(str(run_dir)).model.likelihood, gpflow.likelihoods.StudentT)
     assert main(["predict", str(run_dir), data, "--out", str(tmp_path / "p.csv")]) == 0
-    assert len((tmp_path / "p.csv").read_text().splitlines()) == 151
+    assert len((tmp_path / "p.csv").read_text().splitlines()) == 301
     assert main(["evaluate", str(run_dir), data]) == 0
     assert "log_likelihood" in capsys.readouterr().out
