@@ -5,10 +5,13 @@ first ``--batch`` rows of a bundled data set, or, for a batch larger than the da
 synthetic data of that many rows (``compute_bound``'s, width 8). The step is the one ``gd.fit``
 runs (:func:`gpflow_deep.training.step.training_step`, fused Adam, full batch of those rows).
 Prints the step's wall time, then its op time summed two ways: per op type, and per the first
-name scopes of the op (``--depth``), each in ms per step. Example::
+name scopes of the op (``--depth``), each in ms per step. ``--parts`` first times, for Monte Carlo
+models, the gradient of the loss beside those of its parts (the regularisers, each layer's
+marginals). Example::
 
     python -m benchmarks profile_step --models aep_dgp aep_dgp_mm --batch 256
     python -m benchmarks profile_step --models deep_gp random_feature_dgp --batch 10000 --layers 3
+    python -m benchmarks profile_step --models aep_dgp --batch 455 --parts
 """
 
 import argparse
@@ -105,6 +108,54 @@ def breakdown(events: List[tuple], depth: int) -> Dict[str, collections.Counter]
     return dict(op_type=by_type, scope=by_scope)
 
 
+def part_gradients(model, X: np.ndarray, Y: np.ndarray) -> Dict[str, Callable[[], object]]:
+    """Compiled gradients (all trainable variables) of the parts of a Monte Carlo model's loss:
+    the whole loss, the layers' regularisers, and each layer's marginals at the inputs it receives
+    on one draw of the training paths (fixed, so the layer is timed alone)."""
+    from gpflow_deep.objectives.regularisers import layer_inputs, total_regulariser
+    from gpflow_deep.propagation.outputs import layer_marginals
+
+    X, Y = tf.constant(X), tf.constant(Y)
+    mode, samples = model.training_mode, model.num_samples
+    paths = model._paths(X, samples, model.new_seed(), mode=mode)
+    inputs = layer_inputs(X, paths.outputs)
+    variables = model.trainable_variables
+
+    def gradient_of(loss: Callable[[], tf.Tensor]) -> Callable[[], object]:
+        @tf.function
+        def gradients():
+            with tf.GradientTape() as tape:
+                value = loss()
+            return value, tape.gradient(value, variables, unconnected_gradients="zero")
+
+        return gradients
+
+    parts = {"loss": gradient_of(lambda: model.training_loss((X, Y)))}
+    parts["regularisers"] = gradient_of(lambda: total_regulariser(model.layers, inputs))
+    for index, (layer, received) in enumerate(zip(model.layers, inputs)):
+        seed = tf.constant([0, index], tf.int64)
+
+        def marginal_sum(layer=layer, received=received, seed=seed):
+            mean, var = layer_marginals(layer, received, samples, seed=seed, mode=mode)
+            return tf.reduce_sum(mean) + tf.reduce_sum(var)
+
+        parts[f"layer {index} marginals at {list(received.shape)}"] = gradient_of(marginal_sum)
+    return parts
+
+
+def part_times(parts: Dict[str, Callable[[], object]], rounds: int) -> Dict[str, float]:
+    """Median ms of each part, the parts interleaved over ``rounds`` after one untimed call each."""
+    for function in parts.values():
+        function()
+    times = {name: [] for name in parts}
+    for _ in range(rounds):
+        for name, function in parts.items():
+            began = time.perf_counter()
+            function()[0].numpy()
+            times[name].append(time.perf_counter() - began)
+    return {name: 1000 * float(np.median(values)) for name, values in times.items()}
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks profile_step",
@@ -118,12 +169,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--top", type=int, default=12)
     parser.add_argument("--depth", type=int, default=3, help="name scopes kept in the per-scope sums")
+    parser.add_argument("--parts", action="store_true", help="also time the loss's parts (Monte Carlo models)")
     parser.add_argument("--threads", type=int, default=0, help="threads per op (0: TensorFlow's choice)")
     args = parser.parse_args(argv)
     set_threads(args.threads)
     X, Y = training_rows(args.dataset, args.batch)
     for name in args.models:
-        step = compiled_step(BUILDERS[name](X, Y, args.layers), X, Y)
+        model = BUILDERS[name](X, Y, args.layers)
+        if args.parts and hasattr(model, "training_mode"):
+            print(f"\n== {name}: ms of the gradient of each part (median of {args.steps}, interleaved)")
+            for part, ms in part_times(part_gradients(model, X, Y), args.steps).items():
+                print(f"  {ms:9.2f}  {part}")
+        step = compiled_step(model, X, Y)
         print(
             f"\n== {name}: {wall_ms(step, args.steps):.2f} ms per step (median), batch {len(X)}, {args.layers} layers"
         )
