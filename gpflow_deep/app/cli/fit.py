@@ -114,8 +114,13 @@ def register(commands, common: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from gpflow_deep.app.tables import TableReader, learn_table
     from gpflow_deep.app.tables.stream import encoded
-    from gpflow_deep.app.workers import cluster_workers
+    from gpflow_deep.app.workers import TF_CONFIG, cluster_workers
 
+    if args.time_budget is not None and (args.cluster is not None or TF_CONFIG in os.environ):
+        raise CommandError(
+            "--time-budget: with several workers give --iterations or --epochs instead "
+            "(each worker would stop at its own step, and the others would wait for it)"
+        )
     workers = cluster_workers(args.cluster, args.worker_index)
     _check_options(args, out_must_be_new=workers is None or workers.is_chief)
     if workers is not None:
@@ -166,14 +171,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fix_length_for_workers(plan) -> None:
-    """Workers must all stop at the same step: no time budget, which each would measure alone."""
+    """Workers must all stop at the same step: not at the default time budget, which each would
+    measure alone (an explicit ``--time-budget`` is refused before the cluster starts)."""
     if plan.time_budget is None:
         return
-    if not plan.default_length:
-        raise CommandError(
-            "--time-budget: with several workers give --iterations or --epochs instead "
-            "(each worker would stop at its own step, and the others would wait for it)"
-        )
     plan.time_budget = None
     print("several workers: training the default length in steps only, without the default time budget")
 
