@@ -21,6 +21,12 @@ from gpflow_deep.app.cli.fit_plan import (
     IN_MEMORY_ROWS,
     plan_training,
 )
+from gpflow_deep.app.cli.held_out import (
+    DEFAULT_CALIBRATION_FRACTION,
+    NOTHING,
+    default_applies,
+    requested_held_out,
+)
 from gpflow_deep.app.cli.parsing import CommandError, example_epilog, paragraph
 from gpflow_deep.app.cli.progress import RowProgress
 from gpflow_deep.app.tables.learning import AUTO
@@ -98,6 +104,14 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         help="hold out this fraction of the rows for early stopping (default: none)",
     )
     parser.add_argument(
+        "--calibration-fraction",
+        type=float,
+        default=None,
+        metavar="F",
+        help="hold out this fraction of the rows to calibrate the intervals on (split-conformal; default: "
+        f"{DEFAULT_CALIBRATION_FRACTION} for a regression table above {IN_MEMORY_ROWS:,} rows, else none)",
+    )
+    parser.add_argument(
         "--patience", type=int, default=10, help="held-out checks without improvement before stopping (default: 10)"
     )
     parser.add_argument("--drop-missing", action="store_true", help="drop rows with missing values instead of failing")
@@ -112,7 +126,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gpflow_deep.app.tables import TableReader, learn_table
+    from gpflow_deep.app.tables import TableReader
     from gpflow_deep.app.tables.stream import encoded
     from gpflow_deep.app.workers import TF_CONFIG, cluster_workers
 
@@ -121,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
             "--time-budget: with several workers give --iterations or --epochs instead "
             "(each worker would stop at its own step, and the others would wait for it)"
         )
+    held = requested_held_out(args)
     workers = cluster_workers(args.cluster, args.worker_index)
     _check_options(args, out_must_be_new=workers is None or workers.is_chief)
     if workers is not None:
@@ -129,18 +144,11 @@ def run(args: argparse.Namespace) -> int:
     if args.target not in reader.columns:
         raise CommandError(f"{reader.name} has no column {args.target!r} (columns: {', '.join(reader.columns)})")
     began = time.perf_counter()
-    progress = RowProgress(f"reading {reader.name}", fraction=lambda: reader.fraction_read)
-    table = learn_table(
-        reader,
-        args.target,
-        args.likelihood,
-        validation_fraction=args.validation_fraction,
-        seed=args.seed,
-        sample_rows=IN_MEMORY_ROWS,
-        on_batch=progress,
-    )
-    progress.close()
-    _check_rows(args, table, reader.name)
+    table = _learned_table(reader, args, held)
+    if not default_applies(held, table.training_rows, table.preprocessing.is_classification, IN_MEMORY_ROWS):
+        held = NOTHING  # a small or classification table keeps every row for training
+        table = _learned_table(reader, args, held)
+    _check_rows(args, table, reader.name, held)
     preprocessing = table.preprocessing
     print(
         f"read {reader.name}: {table.rows:,} rows, {len(preprocessing.features)} input columns, "
@@ -153,7 +161,12 @@ def run(args: argparse.Namespace) -> int:
     print(plan.describe(args.model, batch_given=args.batch_size is not None))
     X_sample, Y_sample = encoded(table.sample, preprocessing, reader.name)
     held_out = encoded(table.held_out_sample, preprocessing, reader.name)
-    if held_out is not None:
+    calibration_rows = held_out if held.calibrate else None
+    if held.calibrate and held_out is not None:
+        default = f" [default above {IN_MEMORY_ROWS:,} rows; {held.option} 0 to train on them]" if held.default else ""
+        print(f"calibration: {table.held_out_rows:,} rows held out, {len(held_out[0]):,} of them to calibrate{default}")
+        held_out = None
+    elif held_out is not None:
         print(
             f"early stopping: {table.held_out_rows:,} rows held out, {len(held_out[0]):,} of them scored at each check"
         )
@@ -161,13 +174,54 @@ def run(args: argparse.Namespace) -> int:
     strategy = workers.strategy if workers is not None else None
     with strategy.scope() if strategy is not None else contextlib.nullcontext():
         model, config = _initialised_model(args, table, likelihood, X_sample, Y_sample)
-    data = (X_sample, Y_sample) if not plan.streamed else _streamed(reader, table, args, plan.batch_size, X_sample)
+    data = (
+        (X_sample, Y_sample) if not plan.streamed else _streamed(reader, table, args, held, plan.batch_size, X_sample)
+    )
     result = _train(args, model, data, plan, held_out, config, workers)
+    config.training["calibration_fraction"] = held.fraction if held.calibrate else 0.0
     if workers is None or workers.is_chief:
         _save(args, config, preprocessing, model, result, table, choice)
+        if calibration_rows is not None:
+            _calibrate(args.out, config, preprocessing, model, calibration_rows, reader.name)
     else:
         _save_elsewhere(args, config, preprocessing, model, result, table, choice)
     return 0
+
+
+def _learned_table(reader, args, held):
+    """One reading pass over the table with ``held.fraction`` of its rows held out."""
+    from gpflow_deep.app.tables import learn_table
+
+    progress = RowProgress(f"reading {reader.name}", fraction=lambda: reader.fraction_read)
+    table = learn_table(
+        reader,
+        args.target,
+        args.likelihood,
+        validation_fraction=held.fraction,
+        seed=args.seed,
+        sample_rows=IN_MEMORY_ROWS,
+        on_batch=progress,
+    )
+    progress.close()
+    return table
+
+
+def _calibrate(directory, config, preprocessing, model, rows, name: str) -> None:
+    """Split-conformal calibration of the saved run on its held-out ``rows`` (encoded X, Y)."""
+    import numpy as np
+
+    from gpflow_deep.app.calibration import calibrate_run, save_calibration
+    from gpflow_deep.app.run_directory import Run
+
+    began = time.perf_counter()
+    X, Y = rows
+    calibration = calibrate_run(Run(directory, config, preprocessing, model), X, Y, source=f"held-out rows of {name}")
+    save_calibration(directory, calibration)
+    raw = float(np.mean(calibration.levels.scores <= 0.9)) if calibration.levels.num_rows else float("nan")
+    print(
+        f"calibrated on {len(X):,} held-out rows in {time.perf_counter() - began:.1f} s: the model's own 90% "
+        f"interval covered {raw:.3f} of them; predict writes the calibrated intervals"
+    )
 
 
 def _fix_length_for_workers(plan) -> None:
@@ -230,12 +284,12 @@ def _initialised_model(args, table, likelihood: str, X_sample, Y_sample):
     return model, config
 
 
-def _streamed(reader, table, args, batch_size: int, X_sample):
+def _streamed(reader, table, args, held, batch_size: int, X_sample):
     from gpflow_deep.app.tables.stream import training_chunks
     from gpflow_deep.training.chunks import chunk_dataset
 
     def read_chunks():
-        return training_chunks(reader, table.preprocessing, args.validation_fraction, args.seed)
+        return training_chunks(reader, table.preprocessing, held.fraction, args.seed)
 
     shuffle_rows = max(SHUFFLE_ROWS, 2 * batch_size)
     return chunk_dataset(read_chunks, X_sample.shape[1], 1, batch_size, shuffle_rows=shuffle_rows, seed=args.seed)
@@ -314,7 +368,7 @@ def _trained(result) -> str:
     return f"trained {result.iterations} steps in {result.seconds:.1f} s (final objective {objective!r})"
 
 
-def _check_rows(args, table, name: str) -> None:
+def _check_rows(args, table, name: str, held) -> None:
     """Missing values refused (or reported as dropped), and enough rows left to train and hold out."""
     missing = table.missing_message(name)
     if missing is not None:
@@ -323,8 +377,8 @@ def _check_rows(args, table, name: str) -> None:
         print(missing.replace(" have missing values", " had missing values and were dropped"))
         if table.rows == table.missing_rows:
             raise CommandError("no rows left after dropping those with missing values")
-    if args.validation_fraction > 0 and table.held_out_rows == 0:
-        raise CommandError(f"--validation-fraction {args.validation_fraction} of {table.rows} rows holds out no row")
+    if held.fraction > 0 and not held.default and table.held_out_rows == 0:
+        raise CommandError(f"{held.option} {held.fraction} of {table.rows} rows holds out no row")
     if table.training_rows < 2:
         raise CommandError(f"too few rows to train on: {table.training_rows}")
 
@@ -338,8 +392,6 @@ def _check_options(args: argparse.Namespace, out_must_be_new: bool = True) -> No
             raise CommandError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     if args.epochs is not None and not args.epochs > 0:
         raise CommandError(f"--epochs must be positive, got {args.epochs}")
-    if not 0.0 <= args.validation_fraction < 1.0:
-        raise CommandError(f"--validation-fraction must be in [0, 1), got {args.validation_fraction}")
     if args.learning_rate <= 0:
         raise CommandError(f"--learning-rate must be positive, got {args.learning_rate}")
     if out_must_be_new and os.path.exists(args.out) and (not os.path.isdir(args.out) or os.listdir(args.out)):
