@@ -20,7 +20,7 @@ import numpy as np
 CANDIDATES = ("gaussian", "studentt")
 HELD_OUT_SHARE = 0.2  # of the sample, scored; the rest trains the pilots
 MIN_SAMPLE_ROWS = 100  # fewer rows choose nothing: Gaussian, the usual default
-PILOT_STEPS = 150  # both candidates part by step 60-100 on the tables measured (docs/cli.md)
+PILOT_STEPS = 150  # the candidates part by step 30-80 on the tables measured (docs/cli.md)
 PILOT_BATCH = 1_000
 PILOT_LEARNING_RATE = 0.03  # Adam, for the kernel, the inducing inputs and the likelihood
 PILOT_NATGRAD_GAMMA = 0.1  # natural-gradient steps on q(U)
