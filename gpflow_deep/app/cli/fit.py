@@ -236,7 +236,13 @@ def _fix_length_for_workers(plan) -> None:
 def _likelihood(args, table, X_sample, Y_sample):
     """The run's likelihood (also set in ``table.preprocessing``) and, for ``auto`` on a numeric
     target, the :class:`LikelihoodChoice` that chose it; prints the choice."""
-    from gpflow_deep.app.likelihood_choice import CANDIDATES, PILOT_STEPS, LikelihoodChoice, choose_likelihood
+    from gpflow_deep.app.likelihood_choice import (
+        CANDIDATES,
+        MIN_SAMPLE_ROWS,
+        PILOT_STEPS,
+        LikelihoodChoice,
+        choose_likelihood,
+    )
 
     preprocessing = table.preprocessing
     if args.likelihood != AUTO:
@@ -248,11 +254,12 @@ def _likelihood(args, table, X_sample, Y_sample):
     if not accepts_likelihood(builder_named(MODEL_BUILDERS[args.model])):
         choice = LikelihoodChoice("gaussian", reason=f"{args.model} supports only a Gaussian likelihood")
     else:
-        print(
-            f"choosing the likelihood: {' or '.join(CANDIDATES)}, by {PILOT_STEPS}-step one-layer pilots "
-            f"on the {len(X_sample):,}-row sample",
-            flush=True,
-        )
+        if len(X_sample) >= MIN_SAMPLE_ROWS:
+            print(
+                f"choosing the likelihood: {' or '.join(CANDIDATES)}, by {PILOT_STEPS}-step one-layer pilots "
+                f"on the {len(X_sample):,}-row sample",
+                flush=True,
+            )
         choice = choose_likelihood(X_sample, Y_sample, preprocessing.target_std, seed=args.seed)
     print(choice.describe())
     preprocessing.likelihood = choice.likelihood

@@ -64,9 +64,11 @@ def test_the_default_time_bound_stops_a_streamed_fit_and_is_recorded(tmp_path, c
         monkeypatch.setattr(module, "IN_MEMORY_ROWS", 20)
     monkeypatch.setattr(fit_plan, "DEFAULT_STREAMED_SECONDS", 1.0)
     data = write_csv(tmp_path / "large.csv", *regression_rows(60))
-    assert main(["fit", data, "--target", "price", "--batch-size", "10", "--out", str(tmp_path / "run")]) == 0
+    arguments = ["fit", data, "--target", "price", "--batch-size", "10", "--calibration-fraction", "0"]
+    assert main(arguments + ["--out", str(tmp_path / "run")]) == 0
     out = capsys.readouterr().out
     assert "2,000 iterations (333 epochs) or 1 s, whichever comes first [default on more than 20 rows]" in out
+    assert "choosing" not in out
     assert "likelihood: gaussian (20 rows are too few to choose; at least 100)" in out
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     assert (config["training"]["iterations"], config["training"]["time_budget"]) == (2000, 1.0)
