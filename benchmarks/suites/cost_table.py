@@ -10,6 +10,7 @@ import, else that row gives our DSPP step alone. Boston is split 0 of the bundle
 matmul peaks (best 2,048² product) are measured too. Example::
 
     /tmp/benchvenv/bin/python -m benchmarks cost_table --steps 30 --rounds 5 --threads 1
+    python -m benchmarks cost_table --only AEPDGP SoDDGP --rounds 7
 """
 
 import argparse
@@ -189,13 +190,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=0, help="threads per op (0: TensorFlow's choice)")
     parser.add_argument("--skip-compute-bound", action="store_true", help="leave out the batch-10,000 peak row")
+    parser.add_argument("--only", nargs="+", help="only the rows whose figure contains one of these words")
     parser.add_argument("--label", default="cpu", help="a name for this run in the results file")
     parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "cost_table.jsonl"))
     args = parser.parse_args(argv)
     set_threads(args.threads)
     origin = provenance()
-    measurements = [lambda row=row: measure(row, args.rounds) for row in rows(args)]
-    if not args.skip_compute_bound:
+    chosen = [row for row in rows(args) if not args.only or any(word in row.figure for word in args.only)]
+    measurements = [lambda row=row: measure(row, args.rounds) for row in chosen]
+    if not args.skip_compute_bound and not args.only:
         measurements.insert(4 if have("gpflux") else 0, lambda: compute_bound_row(args))
     for measurement in measurements:
         result = measurement()
