@@ -53,7 +53,7 @@ def test_missing_target_column(capsys, table):
 
 def test_non_numeric_target_for_regression(capsys, tmp_path):
     data = write_csv(tmp_path / "t.csv", ["x", "price"], [["1", "cheap"], ["2", "dear"], ["3", "cheap"]])
-    message = one_line_error(capsys, fit(data))
+    message = one_line_error(capsys, fit(data, "--likelihood", "gaussian"))
     assert "target 'price' is not numeric (e.g. 'cheap')" in message and "--likelihood" in message
 
 
