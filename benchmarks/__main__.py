@@ -20,7 +20,7 @@ SUITES = {
     ),
     "real_tables": ("benchmarks.suites.scale.real_tables", "the command line vs baselines on two large real tables"),
     "linear_baseline": ("benchmarks.suites.linear_baseline", "least squares on the protocol's splits (a check of it)"),
-    "calibration": ("benchmarks.suites.calibration", "coverage, PIT and conformal intervals of the defaults on fresh splits"),
+    "calibration": ("benchmarks.suites.calibration", "coverage, PIT, conformal intervals: defaults, fresh splits"),
     "summarize": ("benchmarks.summarize", "mean (standard error) tables from result files"),
 }
 EXPERIMENTS = {

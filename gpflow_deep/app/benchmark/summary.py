@@ -1,7 +1,7 @@
 """Markdown tables of mean (standard error) over splits, from result records."""
 
 from collections import defaultdict
-from typing import Dict, Iterable, List
+from typing import Dict, Iterable
 
 import numpy as np
 

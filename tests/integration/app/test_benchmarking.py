@@ -75,7 +75,9 @@ def test_summary_table_gives_mean_and_standard_error_per_setting():
     ]
     records.append(dict(keys, split=0, model="sgp", test_log_likelihood=-9.0, test_rmse=1.0, train_seconds=1.0))
     records.append(dict(keys, split=0, seconds_per_step=0.1))  # a speed record: skipped
-    records.append(dict(keys, split=1, float_type="float32", test_log_likelihood=-5.0, test_rmse=1.0, train_seconds=1.0))
+    records.append(
+        dict(keys, split=1, float_type="float32", test_log_likelihood=-5.0, test_rmse=1.0, train_seconds=1.0)
+    )
     records.insert(0, dict(keys, split=2, test_log_likelihood=-7.0, test_rmse=1.0, train_seconds=1.0))  # run again
     lines = summary_table(records).splitlines()
     error = np.std(values, ddof=1) / np.sqrt(3)
