@@ -2,25 +2,15 @@
 
 import json
 import os
-import socket
 import subprocess
 import sys
 
 import pytest
+from fixtures.network import free_ports
 from fixtures.tables import regression_rows, write_csv
 
 from gpflow_deep.app.cli.main import main
 from gpflow_deep.app.workers import TF_CONFIG, cluster_workers
-
-
-def free_ports(count: int):
-    sockets = [socket.socket() for _ in range(count)]
-    for each in sockets:
-        each.bind(("localhost", 0))
-    ports = [each.getsockname()[1] for each in sockets]
-    for each in sockets:
-        each.close()
-    return ports
 
 
 def fit_arguments(data, out, *options):

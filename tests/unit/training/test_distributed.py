@@ -8,13 +8,13 @@ before any other TensorFlow work, so every run is a fresh process of ``tests/uni
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fixtures.network import free_ports
 
 SCRIPT = Path(__file__).with_name("distributed_run.py")
 TIMEOUT = 600
@@ -76,16 +76,6 @@ def test_a_model_or_option_the_strategy_cannot_take_is_refused(mirrored):
     assert errors["model_outside_scope"].startswith("ValueError: model:")
     assert "with strategy.scope()" in errors["model_outside_scope"]
     assert errors["natural_gradients"].startswith("ValueError: natgrad_gamma")
-
-
-def free_ports(count: int):
-    sockets = [socket.socket() for _ in range(count)]
-    for each in sockets:
-        each.bind(("localhost", 0))
-    ports = [each.getsockname()[1] for each in sockets]
-    for each in sockets:
-        each.close()
-    return ports
 
 
 @pytest.mark.slow
