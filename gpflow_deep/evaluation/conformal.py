@@ -22,7 +22,8 @@ _RANK_ROUNDING = 1e-9  # (n + 1) p a hair above an integer by rounding is that i
 
 def conformity_scores(y: np.ndarray, means: np.ndarray, variances: np.ndarray, log_weights: np.ndarray) -> np.ndarray:
     """``[n]``: r = |2 F(y) − 1| of targets ``y: [n]`` under their mixtures (components ``[S, n]``)."""
-    return np.abs(2.0 * mixture_cdf(y, means, variances, log_weights) - 1.0)
+    # the weights' sum may round a CDF just above 1, where a score would leave [0, 1]
+    return np.minimum(np.abs(2.0 * mixture_cdf(y, means, variances, log_weights) - 1.0), 1.0)
 
 
 class ConformalLevels:

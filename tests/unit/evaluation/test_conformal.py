@@ -79,3 +79,12 @@ def test_model_intervals_are_the_predictive_mixtures(rng):
     assert interval_coverage(Y[:, 0], *wide) >= 0.5  # on its own calibration rows
     with pytest.raises(ValueError, match=r"\[n, 1\]"):
         calibrate(model, X, Y[:-1], num_samples=3, seed=4)
+
+
+def test_a_target_far_out_scores_one_even_where_the_weights_sum_rounds_above_one():
+    """Seven components of weight 1/7: far out, their CDF rounds to 1.0000000000000002."""
+    log_weights = np.full(7, -np.log(7.0))
+    means, variances = np.zeros((7, 2)), np.ones((7, 2))
+    scores = conformity_scores(np.array([50.0, -50.0]), means, variances, log_weights)
+    np.testing.assert_array_equal(scores, [1.0, 1.0])
+    assert ConformalLevels(scores).calibrated_level(0.5) == 1.0
