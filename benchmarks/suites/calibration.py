@@ -42,6 +42,7 @@ def trained(builder: str, X, Y, steps: int, seed: int):
 def test_scores(model, X, Y, y_std: float, calibration=None) -> dict:
     """Scores in original units; with a ``ConformalLevels``, the calibrated coverage too."""
     from gpflow_deep.evaluation.accumulator import ScoreAccumulator
+    from gpflow_deep.evaluation.conformal import conformity_scores
 
     scores = ScoreAccumulator(levels=LEVELS)
     calibrated_hits = np.zeros(len(LEVELS))
@@ -49,11 +50,9 @@ def test_scores(model, X, Y, y_std: float, calibration=None) -> dict:
         means, variances = mixture.means.numpy() * y_std, mixture.variances.numpy() * y_std**2
         log_weights = mixture.log_weights.numpy()
         scores.add(Y[rows] * y_std, means, variances, log_weights)
-        if calibration is not None:
-            for i, level in enumerate(LEVELS):
-                lower, upper = calibration.interval(level, means[..., 0], variances[..., 0], log_weights)
-                target = Y[rows, 0] * y_std
-                calibrated_hits[i] += np.sum((lower <= target) & (target <= upper))
+        if calibration is not None:  # y is in the central interval of level r exactly when its score is ≤ r
+            reached = conformity_scores(Y[rows, 0] * y_std, means[..., 0], variances[..., 0], log_weights)
+            calibrated_hits += [np.sum(reached <= calibration.calibrated_level(level)) for level in LEVELS]
     record = dict(scores.scores())
     record.update({f"coverage_{round(100 * level)}": float(c) for level, c in zip(LEVELS, scores.coverage())})
     record["pit_histogram"] = np.histogram(scores.pit(), bins=PIT_BINS, range=(0, 1))[0].tolist()
