@@ -18,6 +18,7 @@ SUITES = {
         "benchmarks.suites.scale.distributed_step",
         "a step under MirroredStrategy against one device",
     ),
+    "step_budget": ("benchmarks.suites.scale.step_budget", "issue 33: each model's largest step within a memory cap"),
     "real_tables": ("benchmarks.suites.scale.real_tables", "the command line vs baselines on two large real tables"),
     "linear_baseline": ("benchmarks.suites.linear_baseline", "least squares on the protocol's splits (a check of it)"),
     "calibration": ("benchmarks.suites.calibration", "coverage, PIT, conformal intervals: defaults, fresh splits"),
