@@ -283,7 +283,7 @@ def available_models() -> List[str]:
     """The registered model names whose builder the installed package has."""
     import gpflow_deep
 
-    return [name for name, entry in MODELS.items() if hasattr(gpflow_deep, entry.builder)]
+    return [name for name, entry in MODELS.items() if entry.builder in gpflow_deep.__all__]  # without loading it
 
 
 def builder_named(builder_name: str) -> Callable:

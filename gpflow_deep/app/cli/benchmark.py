@@ -10,8 +10,8 @@ DEFAULT_RESULTS = os.path.join("gpflow_deep_benchmark", "results.jsonl")
 
 
 def register(commands, common: argparse.ArgumentParser) -> None:
-    from gpflow_deep.app.benchmark import PROTOCOL_MODELS
     from gpflow_deep.datasets import DATASETS
+    from gpflow_deep.registry import PROTOCOL_RECIPES as PROTOCOL_MODELS
 
     parser = commands.add_parser(
         "benchmark",

@@ -8,7 +8,9 @@ FULL_ITERATIONS = 20_000
 
 
 def register(commands, common: argparse.ArgumentParser) -> None:
-    from gpflow_deep.app.demo import DEFAULT_MODELS, DEMO_MODELS
+    from gpflow_deep.registry import DEMO_RECIPES
+
+    default_models = [name for name, recipe in DEMO_RECIPES.items() if recipe.in_default_run]
 
     parser = commands.add_parser(
         "demo",
@@ -25,8 +27,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", default="concrete", choices=["concrete", "boston"])
     parser.add_argument(
         "--models",
-        default=",".join(DEFAULT_MODELS),
-        help=f"comma-separated, from: {', '.join(DEMO_MODELS)} (default: %(default)s)",
+        default=",".join(default_models),
+        help=f"comma-separated, from: {', '.join(DEMO_RECIPES)} (default: %(default)s)",
     )
     parser.add_argument(
         "--iterations", type=int, default=None, help="training steps per model (default: each model's own, 1000-3000)"

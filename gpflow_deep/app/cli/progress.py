@@ -4,8 +4,6 @@ import sys
 import time
 from typing import Callable, Optional, TextIO
 
-from gpflow_deep.training.progress import time_left
-
 QUIET_SECONDS = 3.0  # off a terminal, a step that ends sooner than this writes no line
 
 
@@ -44,6 +42,8 @@ class RowProgress:
         elapsed = now - self.began
         left = elapsed / done * (1 - done) if done > 0 else 0.0
         speed = rows / max(elapsed, 1e-9)
+        from gpflow_deep.training.progress import time_left  # loads TensorFlow: not at --help
+
         line = f"{self.label}: {100 * done:3.0f}%  {rows:,} rows  {speed:,.0f} rows/s  {time_left(left)}"
         self.stream.write(f"\r{line} " if self.interactive else f"{line}\n")
         self._open = self.interactive
