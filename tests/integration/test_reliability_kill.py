@@ -76,6 +76,7 @@ def assert_identical(ours: list, theirs: list) -> None:
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.slow  # ~60 s of training processes; exact resume is also checked in-process (tests/unit/training)
 def test_sigkill_mid_run_then_rerun_ends_exactly_as_an_uninterrupted_run(uninterrupted, tmp_path):
     checkpoints, output = tmp_path / "checkpoints", tmp_path / "final.npz"
     killed = start(checkpoints, output, "--pause-after-save", "1.0")
@@ -90,7 +91,7 @@ def test_sigkill_mid_run_then_rerun_ends_exactly_as_an_uninterrupted_run(uninter
     assert_identical(parameters(output), uninterrupted())
 
 
-@pytest.mark.slow  # three training processes (~50 s); the default run keeps the mid-run kill above
+@pytest.mark.slow  # three training processes (~50 s)
 def test_sigkill_inside_a_checkpoint_write_leaves_the_previous_one_usable(uninterrupted, tmp_path):
     checkpoints, output, marker = tmp_path / "checkpoints", tmp_path / "final.npz", tmp_path / "in_commit"
     killed = start(checkpoints, output, "--hang-in-commit", str(marker))
