@@ -1,4 +1,4 @@
-"""The example scripts run end to end in their ``--quick`` form and save their figure (the two
+"""The example scripts run end to end in their ``--quick`` form and save their figure (the five
 longest with the slow tests, ``pytest -m slow``)."""
 
 import os
@@ -11,11 +11,11 @@ EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.
 SLOW = pytest.mark.slow
 QUICK_EXAMPLES = (
     pytest.param("step_function.py", marks=SLOW),
-    "heteroscedastic.py",
+    pytest.param("heteroscedastic.py", marks=SLOW),
     "binary_classification.py",
-    "classification.py",
+    pytest.param("classification.py", marks=SLOW),
     "custom_training_loop.py",
-    "bimodal.py",
+    pytest.param("bimodal.py", marks=SLOW),
     "random_features.py",
     pytest.param("subset_of_data.py", marks=SLOW),
 )

@@ -15,6 +15,7 @@ from gpflow_deep.training import fit
 PAPER_SETTINGS = ["sgp", "dgp2", "dgp3", "dspp2", "rf2", "aep2", "sod2", "sod3"]
 
 
+@pytest.mark.slow  # ~14 s
 def test_benchmark_appends_each_split_and_resumes(tmp_path, capsys):
     results = tmp_path / "runs" / "results.jsonl"
     command = ["benchmark", "--models", "sgp", "--datasets", "boston", "--splits", "0,1", "--iterations", "5"]

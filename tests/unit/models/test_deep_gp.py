@@ -179,6 +179,7 @@ def test_training_with_other_likelihoods(rng, likelihood, make_y):
     assert np.all(np.isfinite(model.predict_log_density((X[:5], Y[:5]), num_samples=4)))
 
 
+@pytest.mark.slow  # ~16 s; tests/integration/test_float32.py covers every model in float32 by default
 def test_float32_models_train_and_predict(rng):
     X = rng.normal(size=(50, 2)).astype(np.float32)
     Y = np.sin(X[:, :1])

@@ -145,7 +145,7 @@ def test_sigma_points_line_up_across_layers(rng):
     assert model.predict_mixture(X[:4]).means.shape == (5, 4, 1)
 
 
-@pytest.mark.parametrize("optimizer", ["scipy", "adam"])
+@pytest.mark.parametrize("optimizer", [pytest.param("scipy", marks=pytest.mark.slow), "adam"])
 def test_scipy_and_adam_reduce_the_objective_on_real_data(concrete_split, optimizer):
     X, Y, _, _ = concrete_split
     model = gd.build_dspp(X, Y, num_inducing=20, num_sigma_points=5, beta=0.2)
@@ -213,6 +213,7 @@ def test_blended_data_term_lies_between_its_two_ends(rng):
         BlendedLogLikelihood(1.5)
 
 
+@pytest.mark.slow  # ~20 s
 def test_multi_output_regression_with_linear_mixing(rng):
     X = rng.normal(size=(80, 3))
     Y = np.concatenate([np.sin(X[:, :1]), np.sin(X[:, :1]) + 0.1 * X[:, 1:2], X[:, 2:]], axis=1)
