@@ -27,7 +27,8 @@ from typing import Dict, List, Optional, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # not benchmarks.common's:
 # importing that loads TensorFlow, which a worker must time itself
-MODELS = ("deep_gp", "dspp", "random_feature_dgp", "aep_dgp", "sod_dgp")
+MODELS = ("deep_gp", "dspp", "random_feature_dgp", "aep_dgp", "sod_dgp")  # registry.MODELS' names, spelled out:
+# importing the registry imports gpflow_deep, whose import a worker times
 LATER_STEPS = 5
 
 

@@ -20,8 +20,9 @@ from typing import Dict, List, Optional
 
 from benchmarks.common import RESULTS_DIR, ROOT, provenance, set_threads
 from benchmarks.suites.scale.process_memory import run_measured
+from gpflow_deep.registry import MODELS as REGISTERED_MODELS
 
-MODELS = ("deep_gp", "dspp", "random_feature_dgp", "aep_dgp", "sod_dgp")
+MODELS = tuple(REGISTERED_MODELS)
 FLOAT_TYPES = ("float64", "float32")
 BATCHES = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000)
 WIDTH = 8
