@@ -7,6 +7,12 @@ defaults on the standardised training part, ``--steps`` full-batch Adam steps (`
 rate 0.01), then scored on the test part in original units: log-likelihood, RMSE, CRPS, coverage
 of each level, and the PIT values' histogram in 10 bins.
 
+``--likelihood studentt`` gives each builder GPflow's Student-t (3 degrees of freedom) instead of
+its default Gaussian; the log-likelihood is then the mixture's exact density, the intervals those
+of each path's moment-matched Gaussian. ``--builders exact_gp`` is the reference every split can be
+read against: GPflow's exact ``GPR`` with a squared-exponential ARD kernel, hyperparameters by
+L-BFGS on the marginal likelihood (type II maximum likelihood), scored the same way.
+
 ``--calibration-fraction F`` runs the calibrated option instead: the model trains on the first
 1 − F of the (shuffled) training part, ``gd.evaluation.conformal.calibrate`` scores the remaining F,
 and the test part gets both the raw and the calibrated coverage of each level.
@@ -15,6 +21,7 @@ Examples::
 
     python -m benchmarks calibration --builders deep_gp --datasets boston --splits 1000-1009
     python -m benchmarks calibration --builders dspp --splits 1000-1019 --calibration-fraction 0.2
+    python -m benchmarks calibration --builders exact_gp deep_gp --likelihood studentt --splits 1005
 """
 
 import argparse
@@ -31,31 +38,50 @@ LEVELS = (0.5, 0.8, 0.9, 0.95)
 PIT_BINS = 10
 
 
-def trained(builder: str, X, Y, steps: int, seed: int):
+EXACT_GP = "exact_gp"
+
+
+def trained(builder: str, X, Y, steps: int, seed: int, likelihood: str = "default"):
+    """``build_<name>(X, Y)`` trained by ``steps`` full-batch Adam steps; ``likelihood="studentt"``
+    passes GPflow's Student-t instead of the builder's default."""
+    import gpflow
+
     import gpflow_deep as gd
 
-    model = getattr(gd, builder)(X, Y)
+    options = {"likelihood": gpflow.likelihoods.StudentT()} if likelihood == "studentt" else {}
+    model = getattr(gd, builder)(X, Y, **options)
     gd.fit(model, (X, Y), steps, learning_rate=0.01, seed=seed, progress=False)
     return model
 
 
-def test_scores(model, X, Y, y_std: float, calibration=None) -> dict:
-    """Scores in original units; with a ``ConformalLevels``, the calibrated coverage too."""
-    from gpflow_deep.evaluation.accumulator import ScoreAccumulator
+def exact_gp_scores(X, Y, X_test, Y_test, y_std: float) -> dict:
+    """The reference: an exact GPR (squared-exponential ARD kernel, Gaussian noise) by type II
+    maximum likelihood, scored as one Gaussian per test point in original units."""
+    import gpflow
+
+    kernel = gpflow.kernels.SquaredExponential(lengthscales=np.ones(X.shape[1]))
+    model = gpflow.models.GPR((X, Y), kernel, noise_variance=0.1)
+    gpflow.optimizers.Scipy().minimize(model.training_loss, model.trainable_variables, options=dict(maxiter=1000))
+    mean, variance = (value.numpy() for value in model.predict_y(X_test))
+    return _scored(Y_test * y_std, [(slice(None), mean[None] * y_std, variance[None] * y_std**2, np.zeros(1))])
+
+
+def test_scores(model, X, Y, y_std: float, calibration=None, exact_density: bool = False) -> dict:
+    """Scores in original units; with a ``ConformalLevels``, the calibrated coverage too;
+    ``exact_density`` scores the mixture's exact log-density (non-Gaussian likelihoods)."""
     from gpflow_deep.evaluation.conformal import conformity_scores
 
-    scores = ScoreAccumulator(levels=LEVELS)
+    log_density = model.predict_log_density((X, Y)).numpy().reshape(-1) - np.log(y_std) if exact_density else None
+    chunks = []
     calibrated_hits = np.zeros(len(LEVELS))
     for rows, mixture in model.predict_mixture_chunks(X, over="y"):
         means, variances = mixture.means.numpy() * y_std, mixture.variances.numpy() * y_std**2
         log_weights = mixture.log_weights.numpy()
-        scores.add(Y[rows] * y_std, means, variances, log_weights)
+        chunks.append((rows, means, variances, log_weights))
         if calibration is not None:  # y is in the central interval of level r exactly when its score is ≤ r
             reached = conformity_scores(Y[rows, 0] * y_std, means[..., 0], variances[..., 0], log_weights)
             calibrated_hits += [np.sum(reached <= calibration.calibrated_level(level)) for level in LEVELS]
-    record = dict(scores.scores())
-    record.update({f"coverage_{round(100 * level)}": float(c) for level, c in zip(LEVELS, scores.coverage())})
-    record["pit_histogram"] = np.histogram(scores.pit(), bins=PIT_BINS, range=(0, 1))[0].tolist()
+    record = _scored(Y * y_std, chunks, log_density)
     if calibration is not None:
         record.update(
             {
@@ -63,6 +89,20 @@ def test_scores(model, X, Y, y_std: float, calibration=None) -> dict:
                 for level, hits in zip(LEVELS, calibrated_hits)
             }
         )
+    return record
+
+
+def _scored(Y, chunks, log_density=None) -> dict:
+    """Log-likelihood, RMSE, CRPS, coverage and PIT histogram of targets Y ``[n, 1]`` under the
+    mixtures of ``chunks`` (rows, means, variances, log_weights), ``log_density: [n]`` if exact."""
+    from gpflow_deep.evaluation.accumulator import ScoreAccumulator
+
+    scores = ScoreAccumulator(levels=LEVELS)
+    for rows, means, variances, log_weights in chunks:
+        scores.add(Y[rows], means, variances, log_weights, None if log_density is None else log_density[rows])
+    record = dict(scores.scores())
+    record.update({f"coverage_{round(100 * level)}": float(c) for level, c in zip(LEVELS, scores.coverage())})
+    record["pit_histogram"] = np.histogram(scores.pit(), bins=PIT_BINS, range=(0, 1))[0].tolist()
     return record
 
 
@@ -74,18 +114,26 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
     X, Y, y_std = part.X_train, part.Y_train, float(np.reshape(part.y_std, -1)[0])
     began = time.perf_counter()
     calibration = None
+    if builder == EXACT_GP:
+        scores = exact_gp_scores(X, Y, part.X_test, part.Y_test, y_std)
+        return _record(builder, dataset, split, len(X), args, scores, time.perf_counter() - began)
     if args.calibration_fraction:
         order = np.random.default_rng(split).permutation(len(X))
         held = int(round(args.calibration_fraction * len(X)))
         fit_rows, calibration_rows = order[held:], order[:held]
-        model = trained(builder, X[fit_rows], Y[fit_rows], args.steps, split)
+        model = trained(builder, X[fit_rows], Y[fit_rows], args.steps, split, args.likelihood)
         calibration = calibrate(model, X[calibration_rows], Y[calibration_rows])
     else:
-        model = trained(builder, X, Y, args.steps, split)
+        model = trained(builder, X, Y, args.steps, split, args.likelihood)
     seconds = time.perf_counter() - began
-    record = dict(builder=builder, dataset=dataset, split=split, steps=args.steps, num_train=len(X))
-    record["calibration_fraction"] = args.calibration_fraction
-    record.update(test_scores(model, part.X_test, part.Y_test, y_std, calibration))
+    exact_density = args.likelihood != "default"
+    scores = test_scores(model, part.X_test, part.Y_test, y_std, calibration, exact_density)
+    return _record(builder, dataset, split, len(X), args, scores, seconds)
+
+
+def _record(builder: str, dataset: str, split: int, num_train: int, args, scores: dict, seconds: float) -> dict:
+    record = dict(builder=builder, dataset=dataset, split=split, steps=args.steps, num_train=num_train)
+    record.update(calibration_fraction=args.calibration_fraction, likelihood=args.likelihood, **scores)
     record.update(seconds=seconds, threads=args.threads, **provenance())
     return record
 
@@ -100,6 +148,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--datasets", nargs="+", default=["boston", "concrete"])
     parser.add_argument("--splits", default="1000-1009", help="split seeds, e.g. 1000-1009 (fresh: used in no tuning)")
     parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument(
+        "--likelihood", choices=("default", "studentt"), default="default", help="studentt: Student-t, 3 dof"
+    )
     parser.add_argument("--calibration-fraction", type=float, default=0.0, help="hold out F of the training rows")
     parser.add_argument("--threads", type=int, default=1, help="TensorFlow intra- and inter-op threads (0: TF's)")
     parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "calibration.jsonl"))
@@ -108,10 +159,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     done = {
         (r["builder"], r["dataset"], r["split"])
         for r in read_results(args.results)
-        if r["steps"] == args.steps and r["calibration_fraction"] == args.calibration_fraction
+        if r["steps"] == args.steps
+        and r["calibration_fraction"] == args.calibration_fraction
+        and r.get("likelihood", "default") == args.likelihood
     }
     for name in args.builders:
-        builder = name if name.startswith("build_") else f"build_{name}"
+        builder = name if name.startswith("build_") or name == EXACT_GP else f"build_{name}"
         for dataset in args.datasets:
             for split in parse_splits(args.splits):
                 if (builder, dataset, split) in done:

@@ -1,0 +1,112 @@
+"""The tables of ``docs/benchmarks.md`` §12 from ``benchmarks/results/calibration.jsonl``: per
+builder, data set, likelihood and calibration fraction, over the splits run, the mean test
+log-likelihood (standard error), the worst split, the mean coverage of the central 50/80/90/95%
+intervals (and of the calibrated ones), the range of the 90% coverage, and issue 34's bars.
+
+Examples::
+
+    python -m benchmarks calibration_summary
+    python -m benchmarks calibration_summary --splits 1000-1009 --steps 3000
+"""
+
+import argparse
+import os
+from collections import defaultdict
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from benchmarks.common import RESULTS_DIR
+from gpflow_deep.app.benchmark import parse_splits, read_results
+
+LEVELS = (50, 80, 90, 95)
+BARS = {"boston": (-2.45, -2.8), "concrete": (-3.15, -3.4)}
+"""Issue 34's bars on the test log-likelihood of the defaults: (mean over splits, worst split)."""
+COVERAGE_BAND = (0.87, 0.93)
+"""Issue 34's band for the mean 90% coverage over splits."""
+
+
+def grouped(records: Sequence[Dict], splits: Optional[Sequence[int]], steps: int) -> Dict[tuple, List[Dict]]:
+    """Records keyed by (builder, data set, likelihood, calibration fraction), one per split (the
+    latest), sorted by split; only ``splits`` (all if None) and runs of ``steps`` steps."""
+    latest: Dict[tuple, Dict] = {}
+    for record in records:
+        if record["steps"] != steps or (splits is not None and record["split"] not in splits):
+            continue
+        likelihood = record.get("likelihood", "default")
+        key = (record["builder"], record["dataset"], likelihood, record["calibration_fraction"], record["split"])
+        latest[key] = record
+    groups: Dict[tuple, List[Dict]] = defaultdict(list)
+    for key in sorted(latest, key=lambda k: (k[1], k[0], k[2], k[3], k[4])):
+        groups[key[:4]].append(latest[key])
+    return groups
+
+
+def row(key: tuple, records: List[Dict]) -> str:
+    """One markdown row: the group's figures over its splits."""
+    builder, dataset, likelihood, fraction = key
+    scores = np.array([record["log_likelihood"] for record in records])
+    worst = records[int(np.argmin(scores))]
+    error = scores.std(ddof=1) / np.sqrt(len(scores)) if len(scores) > 1 else float("nan")
+    coverage = " / ".join(f"{np.mean([r[f'coverage_{level}'] for r in records]):.2f}" for level in LEVELS)
+    if fraction:
+        calibrated = [np.mean([r[f"calibrated_coverage_{level}"] for r in records]) for level in LEVELS]
+        coverage += " (calibrated " + " / ".join(f"{value:.3f}" for value in calibrated) + ")"
+    ninety = [record["coverage_90"] for record in records]
+    splits = [record["split"] for record in records]
+    return (
+        f"| {builder.removeprefix('build_')} | {dataset} | {likelihood} | {fraction:g} | {len(records)} "
+        f"({_span(splits)}) | {scores.mean():.3f} ({error:.3f}) | {worst['log_likelihood']:.3f} ({worst['split']}) "
+        f"| {coverage} | {min(ninety):.2f}–{max(ninety):.2f} | {_verdict(dataset, scores, records, fraction)} |"
+    )
+
+
+def _span(splits: List[int]) -> str:
+    if len(splits) > 1 and splits == list(range(splits[0], splits[-1] + 1)):
+        return f"{splits[0]}–{splits[-1]}"
+    return ", ".join(map(str, splits))
+
+
+def _verdict(dataset: str, scores: np.ndarray, records: List[Dict], fraction: float) -> str:
+    """Issue 34's bars: the log-likelihood's mean and worst split, and the mean 90% coverage (the
+    calibrated one for a calibrated run, whose band is 0.90 ± 0.02)."""
+    parts = []
+    if dataset in BARS:
+        mean_bar, worst_bar = BARS[dataset]
+        parts.append("mean " + ("met" if scores.mean() >= mean_bar else "not met"))
+        parts.append("worst " + ("met" if scores.min() >= worst_bar else "not met"))
+    if fraction:
+        ninety = np.mean([record["calibrated_coverage_90"] for record in records])
+        parts.append("calibrated 90% " + ("within" if abs(ninety - 0.9) <= 0.02 else "outside") + " ±0.02")
+    else:
+        ninety = np.mean([record["coverage_90"] for record in records])
+        low, high = COVERAGE_BAND
+        parts.append("90% " + ("within" if low <= ninety <= high else "outside") + " 0.87–0.93")
+    return ", ".join(parts)
+
+
+def table(groups: Dict[tuple, List[Dict]]) -> str:
+    header = (
+        "| builder | data set | likelihood | held out | splits | test log-lik, mean (s.e.) | worst (split) "
+        "| coverage 50 / 80 / 90 / 95% | 90%, range | issue 34's bars |\n|---|---|---|---|---|---|---|---|---|---|"
+    )
+    return "\n".join([header] + [row(key, records) for key, records in groups.items()])
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks calibration_summary",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "calibration.jsonl"))
+    parser.add_argument("--splits", default=None, help="only these split seeds, e.g. 1000-1009 (default: all)")
+    parser.add_argument("--steps", type=int, default=3000)
+    args = parser.parse_args(argv)
+    splits = None if args.splits is None else parse_splits(args.splits)
+    print(table(grouped(read_results(args.results), splits, args.steps)))
+    return 0
+
+
+if __name__ == "__main__":
+    main()

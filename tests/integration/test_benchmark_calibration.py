@@ -1,0 +1,64 @@
+"""The calibration benchmark's scoring and its summary: the figures issue 34's tables are read from."""
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from benchmarks.suites.calibration import _scored
+from benchmarks.suites.calibration_summary import grouped, row
+
+
+def test_one_gaussian_per_point_scores_its_own_density_and_coverage():
+    rng = np.random.default_rng(0)
+    mean, std = rng.normal(size=(200, 1)), rng.uniform(0.5, 2.0, size=(200, 1))
+    y = mean + std * rng.standard_normal((200, 1))
+    record = _scored(y, [(slice(None), mean[None], std[None] ** 2, np.zeros(1))])
+    assert record["log_likelihood"] == pytest.approx(np.mean(norm.logpdf(y, mean, std)), rel=1e-10)
+    assert record["rmse"] == pytest.approx(np.sqrt(np.mean((y - mean) ** 2)), rel=1e-10)
+    inside = np.abs(y - mean) <= norm.ppf(0.95) * std
+    assert record["coverage_90"] == pytest.approx(np.mean(inside))
+    assert sum(record["pit_histogram"]) == 200
+
+
+def test_an_exact_density_replaces_the_mixture_s_own():
+    y, means, variances = np.zeros((3, 1)), np.zeros((1, 3, 1)), np.ones((1, 3, 1))
+    exact = np.array([-1.0, -2.0, -3.0])
+    assert _scored(y, [(slice(None), means, variances, np.zeros(1))], exact)["log_likelihood"] == pytest.approx(-2.0)
+
+
+def _record(split, log_likelihood, coverage_90, dataset="boston", fraction=0.0, **extra):
+    coverage = {f"coverage_{level}": coverage_90 for level in (50, 80, 90, 95)}
+    return dict(
+        builder="build_deep_gp",
+        dataset=dataset,
+        split=split,
+        steps=3000,
+        calibration_fraction=fraction,
+        log_likelihood=log_likelihood,
+        **coverage,
+        **extra,
+    )
+
+
+def test_the_summary_keeps_the_latest_run_of_each_split_and_reads_the_bars():
+    records = [_record(1000, -9.0, 0.5), _record(1000, -2.2, 0.9), _record(1001, -2.6, 0.92), _record(1002, -2.9, 0.88)]
+    records.append(_record(1001, -2.0, 0.9) | {"steps": 100})
+    groups = grouped(records, splits=None, steps=3000)
+    [(key, runs)] = groups.items()
+    assert key == ("build_deep_gp", "boston", "default", 0.0)
+    assert [run["split"] for run in runs] == [1000, 1001, 1002]
+    line = row(key, runs)
+    scores = np.array([-2.2, -2.6, -2.9])
+    assert f"{scores.mean():.3f} ({scores.std(ddof=1) / np.sqrt(3):.3f})" in line
+    assert "-2.900 (1002)" in line and "3 (1000–1002)" in line
+    assert "mean not met, worst not met, 90% within 0.87–0.93" in line
+
+
+def test_a_calibrated_run_is_read_against_nominal_within_two_points():
+    values = (0.5, 0.8, 0.91, 0.95)
+    calibrated = {f"calibrated_coverage_{level}": value for level, value in zip((50, 80, 90, 95), values)}
+    runs = [_record(split, -3.0, 0.8, dataset="concrete", fraction=0.2, **calibrated) for split in (1000, 1003)]
+    [(key, grouped_runs)] = grouped(runs, splits=[1000, 1003], steps=3000).items()
+    line = row(key, grouped_runs)
+    assert "2 (1000, 1003)" in line and "calibrated 0.500 / 0.800 / 0.910 / 0.950" in line
+    assert "mean met, worst met, calibrated 90% within ±0.02" in line
