@@ -44,6 +44,8 @@ _NAMES: Dict[str, str] = {
     "build_dspp": "gpflow_deep.builders",
     "build_random_feature_dgp": "gpflow_deep.builders",
     "build_sod_dgp": "gpflow_deep.builders",
+    "calibrate": "gpflow_deep.evaluation.conformal",
+    "predict_interval": "gpflow_deep.evaluation.conformal",
     "export": "gpflow_deep.saved_model",
     "FitResult": "gpflow_deep.training",
     "fit": "gpflow_deep.training",
