@@ -21,7 +21,8 @@ Examples::
 
     python -m benchmarks calibration --builders deep_gp --datasets boston --splits 1000-1009
     python -m benchmarks calibration --builders dspp --splits 1000-1019 --calibration-fraction 0.2
-    python -m benchmarks calibration --builders exact_gp deep_gp --likelihood studentt --splits 1005
+    python -m benchmarks calibration --builders exact_gp --datasets boston concrete
+    python -m benchmarks calibration --builders deep_gp --likelihood studentt --datasets boston --splits 1005
 """
 
 import argparse
@@ -36,8 +37,6 @@ from gpflow_deep.app.benchmark import append_result, parse_splits, read_results
 
 LEVELS = (0.5, 0.8, 0.9, 0.95)
 PIT_BINS = 10
-
-
 EXACT_GP = "exact_gp"
 
 
@@ -155,6 +154,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="TensorFlow intra- and inter-op threads (0: TF's)")
     parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "calibration.jsonl"))
     args = parser.parse_args(argv)
+    if EXACT_GP in args.builders and (args.likelihood != "default" or args.calibration_fraction):
+        parser.error("exact_gp is the Gaussian reference: run it without --likelihood and --calibration-fraction")
     set_threads(args.threads)
     done = {
         (r["builder"], r["dataset"], r["split"])
