@@ -2,13 +2,18 @@
 
 ``build_dspp(X, Y, **options)`` on one split of the papers' protocol, full-batch Adam at 0.01
 through ``training_loss_closure``; at each of ``--checkpoints`` (cumulative step counts) it prints
-the test and training log-likelihood (original units), the noise variance, the mean latent
+the test and training log-likelihood (original units) and the coverage of their central 90%
+intervals, the noise variance, the mean latent
 variance and the spread of the path means on the training inputs (standardised units), each
 layer's KL, the first and last layers' lengthscales and variances, and the mixture weights.
 ``"freeze": ["Z", "kernel", "mean"]`` in the options holds those parameters of every layer at
 their starting values. Example::
 
     python -m benchmarks dspp_trajectory --options '{"num_inducing": 50, "freeze": ["Z"]}'
+    python -m benchmarks dspp_trajectory --split 1001 --checkpoints 500,1000,2000,3000 \
+        --results benchmarks/results/dspp_trajectory.jsonl
+
+``--results`` appends each checkpoint's record, with the command, machine and date.
 """
 
 import argparse
@@ -21,8 +26,9 @@ import tensorflow as tf
 from gpflow.keras import tf_keras
 
 import gpflow_deep as gd
-from benchmarks.common import set_threads
-from gpflow_deep.evaluation import metrics
+from benchmarks.common import provenance, set_threads
+from benchmarks.suites.calibration import test_scores
+from gpflow_deep.app.benchmark import append_result
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -36,6 +42,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--options", default="{}", help="build_dspp options as JSON, plus 'freeze'")
     parser.add_argument("--checkpoints", default="300,1000,3000")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--results", default=None, help="a JSON-lines file to append each checkpoint to")
     args = parser.parse_args(argv)
     set_threads(args.threads)
     options = json.loads(args.options)
@@ -55,14 +62,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         while done < checkpoint:
             step()
             done += 1
-        test = metrics.evaluate(model, part.X_test, part.Y_test, part.y_std)
-        train = metrics.evaluate(model, X, Y, part.y_std)
+        y_std = float(np.reshape(part.y_std, -1)[0])
+        test, train = test_scores(model, part.X_test, part.Y_test, y_std), test_scores(model, X, Y, y_std)
         mixture = model.predict_mixture(X)
         first, last = (getattr(layer.kernel, "kernel", layer.kernel) for layer in (model.layers[0], model.layers[-1]))
         record = dict(
             step=done,
             test=round(test["log_likelihood"], 2),
             train=round(train["log_likelihood"], 2),
+            test_coverage_90=round(test["coverage_90"], 3),
+            train_coverage_90=round(train["coverage_90"], 3),
             noise=float(model.likelihood.variance.numpy()),
             latent_variance=float(tf.reduce_mean(mixture.variances)),
             path_spread=float(tf.reduce_mean(tf.math.reduce_variance(mixture.means, axis=0))),
@@ -74,6 +83,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             weights=np.round(np.exp(model.log_weights().numpy()), 2).tolist(),
         )
         print(json.dumps(record), flush=True)
+        if args.results:
+            append_result(args.results, dict(record, dataset=args.dataset, split=args.split, **provenance()))
     return 0
 
 
