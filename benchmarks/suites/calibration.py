@@ -11,7 +11,8 @@ of each level, and the PIT values' histogram in 10 bins.
 its default Gaussian; the log-likelihood is then the mixture's exact density, the intervals those
 of each path's moment-matched Gaussian. ``--builders exact_gp`` is the reference every split can be
 read against: GPflow's exact ``GPR`` with a squared-exponential ARD kernel, hyperparameters by
-L-BFGS on the marginal likelihood (type II maximum likelihood), scored the same way.
+L-BFGS on the marginal likelihood (type II maximum likelihood), scored the same way (its records
+carry ``--steps`` only so as to be read beside the others').
 
 ``--calibration-fraction F`` runs the calibrated option instead: the model trains on the first
 1 − F of the (shuffled) training part, ``gd.evaluation.conformal.calibrate`` scores the remaining F,
