@@ -279,6 +279,11 @@ PROTOCOL_RECIPES: Mapping[str, Recipe] = _Recipes("protocol")
 MODEL_BUILDERS: MutableMapping[str, str] = _Builders()
 
 
+def default_demo_models() -> List[str]:
+    """The demo recipes that ``gpflow-deep demo`` runs without ``--models``."""
+    return [name for name, recipe in DEMO_RECIPES.items() if recipe.in_default_run]
+
+
 def available_models() -> List[str]:
     """The registered model names whose builder the installed package has."""
     import gpflow_deep

@@ -49,6 +49,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     freeze = options.pop("freeze", [])
     part = gd.datasets.uci_split(gd.datasets.load(args.dataset), args.split)
     X, Y = part.X_train, part.Y_train
+    y_std = float(np.reshape(part.y_std, -1)[0])
     model = gd.build_dspp(X, Y, **options)
     for layer in model.layers:
         for name, module in (("Z", layer.inducing_variable), ("kernel", layer.kernel), ("mean", layer.mean_function)):
@@ -62,7 +63,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         while done < checkpoint:
             step()
             done += 1
-        y_std = float(np.reshape(part.y_std, -1)[0])
         test, train = test_scores(model, part.X_test, part.Y_test, y_std), test_scores(model, X, Y, y_std)
         mixture = model.predict_mixture(X)
         first, last = (getattr(layer.kernel, "kernel", layer.kernel) for layer in (model.layers[0], model.layers[-1]))

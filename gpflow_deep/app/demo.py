@@ -11,7 +11,7 @@ from gpflow_deep import datasets
 from gpflow_deep.app.plots import predictions_plot
 from gpflow_deep.evaluation.scores import regression_scores
 from gpflow_deep.models import DeepMixtureModel
-from gpflow_deep.registry import DEMO_RECIPES, Recipe, builder_named
+from gpflow_deep.registry import DEMO_RECIPES, Recipe, builder_named, default_demo_models
 from gpflow_deep.training import FitResult, fit
 from gpflow_deep.training.model_selection import select_beta
 
@@ -20,7 +20,7 @@ Data = Tuple[np.ndarray, np.ndarray]
 DEMO_MODELS: Mapping[str, Recipe] = DEMO_RECIPES
 """The demo's recipes by name (:data:`gpflow_deep.registry.MODELS`): each ``steps`` long by default,
 sized so that every model trains in under half a minute on a 2-core CPU."""
-DEFAULT_MODELS = tuple(name for name, recipe in DEMO_MODELS.items() if recipe.in_default_run)
+DEFAULT_MODELS = tuple(default_demo_models())
 
 
 def train(

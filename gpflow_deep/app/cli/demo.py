@@ -8,9 +8,7 @@ FULL_ITERATIONS = 20_000
 
 
 def register(commands, common: argparse.ArgumentParser) -> None:
-    from gpflow_deep.registry import DEMO_RECIPES
-
-    default_models = [name for name, recipe in DEMO_RECIPES.items() if recipe.in_default_run]
+    from gpflow_deep.registry import DEMO_RECIPES, default_demo_models
 
     parser = commands.add_parser(
         "demo",
@@ -27,7 +25,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", default="concrete", choices=["concrete", "boston"])
     parser.add_argument(
         "--models",
-        default=",".join(default_models),
+        default=",".join(default_demo_models()),
         help=f"comma-separated, from: {', '.join(DEMO_RECIPES)} (default: %(default)s)",
     )
     parser.add_argument(
