@@ -37,6 +37,7 @@ EXPERIMENTS = {
     "mixed_precision": ("benchmarks.experiments.mixed_precision", "a float32/float64 mixed step, measured"),
     "profile_step": ("benchmarks.experiments.profile_step", "TensorFlow's profiler on one step, per op"),
     "random_feature_cost": ("benchmarks.experiments.random_feature_cost", "where a random-feature step's time goes"),
+    "worst_points": ("benchmarks.experiments.worst_points", "the test rows that decide a split's log-likelihood"),
     "digits": ("benchmarks.experiments.digits", "multiclass digits: RandomFeatureDGP beside DeepGP"),
 }
 ENTRIES = {**SUITES, **EXPERIMENTS}

@@ -54,16 +54,17 @@ def trained(builder: str, X, Y, steps: int, seed: int, likelihood: str = "defaul
     return model
 
 
-def exact_gp_scores(X, Y, X_test, Y_test, y_std: float) -> dict:
+def exact_gp_mixture(X, Y, X_test, y_std: float) -> list:
     """The reference: an exact GPR (squared-exponential ARD kernel, Gaussian noise) by type II
-    maximum likelihood, scored as one Gaussian per test point in original units."""
+    maximum likelihood; its predictive in original units as one chunk ``[(rows, means, variances,
+    log_weights)]`` of a one-component mixture."""
     import gpflow
 
     kernel = gpflow.kernels.SquaredExponential(lengthscales=np.ones(X.shape[1]))
     model = gpflow.models.GPR((X, Y), kernel, noise_variance=0.1)
     gpflow.optimizers.Scipy().minimize(model.training_loss, model.trainable_variables, options=dict(maxiter=1000))
     mean, variance = (value.numpy() for value in model.predict_y(X_test))
-    return _scored(Y_test * y_std, [(slice(None), mean[None] * y_std, variance[None] * y_std**2, np.zeros(1))])
+    return [(slice(None), mean[None] * y_std, variance[None] * y_std**2, np.zeros(1))]
 
 
 def test_scores(model, X, Y, y_std: float, calibration=None, exact_density: bool = False) -> dict:
@@ -72,24 +73,27 @@ def test_scores(model, X, Y, y_std: float, calibration=None, exact_density: bool
     from gpflow_deep.evaluation.conformal import conformity_scores
 
     log_density = model.predict_log_density((X, Y)).numpy().reshape(-1) - np.log(y_std) if exact_density else None
-    chunks = []
-    calibrated_hits = np.zeros(len(LEVELS))
-    for rows, mixture in model.predict_mixture_chunks(X, over="y"):
-        means, variances = mixture.means.numpy() * y_std, mixture.variances.numpy() * y_std**2
-        log_weights = mixture.log_weights.numpy()
-        chunks.append((rows, means, variances, log_weights))
-        if calibration is not None:  # y is in the central interval of level r exactly when its score is ≤ r
-            reached = conformity_scores(Y[rows, 0] * y_std, means[..., 0], variances[..., 0], log_weights)
-            calibrated_hits += [np.sum(reached <= calibration.calibrated_level(level)) for level in LEVELS]
+    chunks = mixture_chunks(model, X, y_std)
     record = _scored(Y * y_std, chunks, log_density)
     if calibration is not None:
-        record.update(
-            {
-                f"calibrated_coverage_{round(100 * level)}": float(hits / len(Y))
-                for level, hits in zip(LEVELS, calibrated_hits)
-            }
-        )
+        hits = np.zeros(len(LEVELS))
+        for rows, means, variances, log_weights in chunks:
+            # y is in the central interval of level r exactly when its score is ≤ r
+            reached = conformity_scores(Y[rows, 0] * y_std, means[..., 0], variances[..., 0], log_weights)
+            hits += [np.sum(reached <= calibration.calibrated_level(level)) for level in LEVELS]
+        coverage = hits / len(Y)
+        record.update({f"calibrated_coverage_{round(100 * level)}": float(c) for level, c in zip(LEVELS, coverage)})
     return record
+
+
+def mixture_chunks(model, X, y_std: float) -> list:
+    """The model's predictive mixture over y at ``X`` in original units, chunk by chunk:
+    ``[(rows, means [S, n, 1], variances [S, n, 1], log_weights [S])]``."""
+    chunks = []
+    for rows, mixture in model.predict_mixture_chunks(X, over="y"):
+        means, variances = mixture.means.numpy() * y_std, mixture.variances.numpy() * y_std**2
+        chunks.append((rows, means, variances, mixture.log_weights.numpy()))
+    return chunks
 
 
 def _scored(Y, chunks, log_density=None) -> dict:
@@ -115,7 +119,7 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
     began = time.perf_counter()
     calibration = None
     if builder == EXACT_GP:
-        scores = exact_gp_scores(X, Y, part.X_test, part.Y_test, y_std)
+        scores = _scored(part.Y_test * y_std, exact_gp_mixture(X, Y, part.X_test, y_std))
         return _record(builder, dataset, split, len(X), args, scores, time.perf_counter() - began)
     if args.calibration_fraction:
         order = np.random.default_rng(split).permutation(len(X))

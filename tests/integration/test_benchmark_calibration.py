@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
+from benchmarks.experiments.worst_points import per_row
 from benchmarks.suites.calibration import _scored
 from benchmarks.suites.calibration_summary import grouped, row
 
@@ -24,6 +25,19 @@ def test_an_exact_density_replaces_the_mixture_s_own():
     y, means, variances = np.zeros((3, 1)), np.zeros((1, 3, 1)), np.ones((1, 3, 1))
     exact = np.array([-1.0, -2.0, -3.0])
     assert _scored(y, [(slice(None), means, variances, np.zeros(1))], exact)["log_likelihood"] == pytest.approx(-2.0)
+
+
+def test_per_row_scores_are_the_mixture_s_density_and_mean_at_each_row():
+    rng = np.random.default_rng(1)
+    means, variances = rng.normal(size=(2, 5, 1)), rng.uniform(0.5, 2.0, size=(2, 5, 1))
+    weights = np.array([0.3, 0.7])
+    y = rng.normal(size=(5, 1))
+    chunks = [(slice(0, 2), means[:, :2], variances[:, :2], np.log(weights))]
+    chunks.append((slice(2, 5), means[:, 2:], variances[:, 2:], np.log(weights)))
+    log_density, mean = per_row(chunks, y)
+    density = weights @ norm.pdf(y[:, 0], means[..., 0], np.sqrt(variances[..., 0]))
+    np.testing.assert_allclose(log_density, np.log(density), rtol=1e-12)
+    np.testing.assert_allclose(mean, weights @ means[..., 0], rtol=1e-12)
 
 
 def _record(split, log_likelihood, coverage_90, dataset="boston", fraction=0.0, **extra):
