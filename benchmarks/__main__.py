@@ -12,6 +12,7 @@ SUITES = {
     "accuracy": ("benchmarks.suites.accuracy", "the papers' UCI protocol, resumable, with the peers and the variants"),
     "speed": ("benchmarks.suites.speed", "time per training step of each model beside its peer"),
     "cost_table": ("benchmarks.suites.cost_table", "issue 35's table: each model's step against its paper's promise"),
+    "cost_summary": ("benchmarks.suites.cost_summary", "issue 35's table over several cost_table runs, medians"),
     "compute_bound": ("benchmarks.suites.scale.compute_bound", "a compute-bound DeepGP step against the matmul peak"),
     "scaling": ("benchmarks.suites.scale.scaling", "one streamed epoch as N grows from 10^4 to 10^7"),
     "distributed_step": (
