@@ -16,14 +16,18 @@ from benchmarks.common import RESULTS_DIR
 from gpflow_deep.app.benchmark import read_results
 
 
-def figures(record: Dict) -> List[Tuple[str, float, str]]:
-    """``[(figure, value, goal)]`` of one cost-table record: its ratio, or one share per precision."""
+def figures(record: Dict) -> List[Tuple[str, float, str, List[float]]]:
+    """``[(figure, value, goal, ms)]`` of one cost-table record: its ratio with the milliseconds of
+    its two sides, or one share of the peak per precision with that precision's milliseconds."""
     if "share" in record:
         goals = dict(re.findall(r"(float\d+) (>= [\d.]+)", record["goal"]))
-        return [(f"{record['figure']}, {name}", value, goals[name]) for name, value in record["share"].items()]
+        return [
+            (f"{record['figure']}, {name}", value, goals[name], [record["ms"][name]])
+            for name, value in record["share"].items()
+        ]
     if "ratio" not in record:
         return []
-    return [(record["figure"], record["ratio"], record["goal"])]
+    return [(record["figure"], record["ratio"], record["goal"], list(record["ms"].values()))]
 
 
 def meets(value: float, goal: str) -> bool:
@@ -32,26 +36,34 @@ def meets(value: float, goal: str) -> bool:
     return value <= float(bound) if sign == "<=" else value >= float(bound)
 
 
-def collected(records: Sequence[Dict], label: str) -> Dict[Tuple[str, str, str], Dict[str, float]]:
-    """``{(figure, setting, goal): {run label: value}}`` over the records whose label starts with
-    ``label`` (a run's later record of a row replaces its earlier one)."""
-    table: Dict[Tuple[str, str, str], Dict[str, float]] = defaultdict(dict)
+Runs = Dict[str, Tuple[float, List[float]]]
+"""Each run's (value, milliseconds of each side), by label."""
+
+
+def collected(records: Sequence[Dict], label: str) -> Dict[Tuple[str, str, str], Runs]:
+    """``{(figure, setting, goal): {run label: (value, ms)}}`` over the records whose label starts
+    with ``label`` (a run's later record of a row replaces its earlier one)."""
+    table: Dict[Tuple[str, str, str], Runs] = defaultdict(dict)
     for record in records:
         if record.get("kind") == "cost_table" and record.get("label", "").startswith(label):
-            for figure, value, goal in figures(record):
-                table[(figure, record["setting"], goal)][record["label"]] = value
+            for figure, value, goal, ms in figures(record):
+                table[(figure, record["setting"], goal)][record["label"]] = (value, ms)
     return table
 
 
-def markdown(table: Dict[Tuple[str, str, str], Dict[str, float]]) -> str:
-    """The rows in the order first run: runs' values, their median and the verdict."""
-    lines = ["| figure | setting | runs | median | goal | met |", "|---|---|---|---|---|---|"]
+def markdown(table: Dict[Tuple[str, str, str], Runs]) -> str:
+    """The rows in the order first run: the runs' values, their median, the median milliseconds
+    of each side over the runs, and the verdict."""
+    lines = ["| figure | setting | runs | median | ms per step (medians) | goal | met |"]
+    lines.append("|---|---|---|---|---|---|---|")
     for (figure, setting, goal), runs in table.items():
-        values = [runs[label] for label in sorted(runs)]
+        values = [runs[label][0] for label in sorted(runs)]
         median = statistics.median(values)
+        sides = zip(*(runs[label][1] for label in sorted(runs)))
+        ms = " vs ".join(f"{statistics.median(side):.1f}" for side in sides)
         shown = ", ".join(f"{value:.2f}" for value in values)
         verdict = "yes" if meets(median, goal) else "no"
-        lines.append(f"| {figure} | {setting} | {shown} | {median:.2f} | {goal} | {verdict} |")
+        lines.append(f"| {figure} | {setting} | {shown} | {median:.2f} | {ms} | {goal} | {verdict} |")
     return "\n".join(lines)
 
 
