@@ -52,8 +52,8 @@ def collected(records: Sequence[Dict], label: str) -> Dict[Tuple[str, str, str],
 
 
 def markdown(table: Dict[Tuple[str, str, str], Runs]) -> str:
-    """The rows in the order first run: the runs' values, their median, the median milliseconds
-    of each side over the runs, and the verdict."""
+    """One markdown row per figure, in the order the records first name them: the runs' values,
+    their median, the median milliseconds of each side over the runs, and the verdict."""
     lines = ["| figure | setting | runs | median | ms per step (medians) | goal | met |"]
     lines.append("|---|---|---|---|---|---|---|")
     for (figure, setting, goal), runs in table.items():
