@@ -20,13 +20,15 @@ from benchmarks.suites.calibration import EXACT_GP, exact_gp_mixture, mixture_ch
 
 
 def per_row(chunks, Y) -> tuple:
-    """``[n]`` log-densities and ``[n]`` predictive means of targets ``Y [n, 1]`` under ``chunks``."""
+    """``[n]`` log-densities and ``[n]`` predictive means of targets ``Y [n, 1]`` under ``chunks``
+    (each chunk's log-weights normalised, as the predictive mixtures' are)."""
+    from gpflow_deep.evaluation.moments import mixture_mean_and_std
     from gpflow_deep.evaluation.pointwise import log_predictive_density
 
     log_density, mean = np.empty(len(Y)), np.empty(len(Y))
     for rows, means, variances, log_weights in chunks:
         log_density[rows] = log_predictive_density(Y[rows], means, variances, log_weights)
-        mean[rows] = np.einsum("s,sn->n", np.exp(log_weights - np.logaddexp.reduce(log_weights)), means[..., 0])
+        mean[rows] = mixture_mean_and_std(means, variances, log_weights)[0][:, 0]
     return log_density, mean
 
 
