@@ -161,8 +161,8 @@ class AEPLayer(gpflow.base.Module):
         inputs = tf.convert_to_tensor(inputs)
         X = tf.reshape(inputs, [-1, tf.shape(inputs)[-1]])
         A, _ = projections(self._kuu(), Kuf(self.inducing_variable, self.kernel, X), whiten=True)
-        q_mu, q_sqrt = moments(*self.natural_parameters(mode))
-        mean, var = marginals(A, A, self.kernel.K_diag(X)[:, None], q_mu, q_sqrt, q_diag=False)
+        q_mu, q_sqrt = moments(*self.natural_parameters(mode))  # q_sqrt = C⁻ᵀ, upper-triangular
+        mean, var = marginals(A, A, self.kernel.K_diag(X)[:, None], q_mu, q_sqrt, q_diag=False, upper=True)
         shape = tf.concat([tf.shape(inputs)[:-1], [self.output_dim]], axis=0)
         mean, var = tf.reshape(mean, shape), tf.reshape(var, shape)
         if self.mean_function is not None:

@@ -8,7 +8,7 @@ latent GPs give ``Kuu: [M, M]`` and ``Kuf: [M, N]``; separate ones add a leading
 (written ``G...`` in the shape specs: absent or L).
 """
 
-from typing import Tuple
+from typing import List, Optional, Tuple
 
 import tensorflow as tf
 from check_shapes import check_shapes
@@ -43,18 +43,26 @@ def projections(Kuu: tf.Tensor, Kuf: tf.Tensor, whiten: bool) -> Tuple[tf.Tensor
     "return[1]: [N, L]",
 )
 def marginals(
-    A: tf.Tensor, P: tf.Tensor, Kff_diag: tf.Tensor, q_mu: tf.Tensor, q_sqrt: tf.Tensor, q_diag: bool
+    A: tf.Tensor,
+    P: tf.Tensor,
+    Kff_diag: tf.Tensor,
+    q_mu: tf.Tensor,
+    q_sqrt: tf.Tensor,
+    q_diag: bool,
+    *,
+    upper: bool = False,
 ) -> Tuple[tf.Tensor, tf.Tensor]:
     """Mean and variance of q(f) at N points: ``mean = Pᵀ q_mu`` and
     ``var = Kff − diag(AᵀA) + diag(Pᵀ q_sqrt q_sqrtᵀ P)`` per latent GP.
 
-    A and P are ``[M, N]`` when all L latent GPs share Kuu and Kuf, ``[L, M, N]`` otherwise.
+    A and P are ``[M, N]`` when all L latent GPs share Kuu and Kuf, ``[L, M, N]`` otherwise. A full
+    ``q_sqrt`` is lower-triangular, as GPflow's, or ``upper``-triangular.
     """
     prior_var = Kff_diag - tf.transpose(_column_norms(A))
     if q_diag:
         posterior_var = _project(tf.square(P), tf.square(q_sqrt))
     else:
-        posterior_var = projected_square_norms(tf.convert_to_tensor(q_sqrt), P)
+        posterior_var = projected_square_norms(tf.convert_to_tensor(q_sqrt), P, upper=upper)
     return _project(P, q_mu), prior_var + posterior_var
 
 
@@ -70,31 +78,82 @@ def _project(P: tf.Tensor, V: tf.Tensor) -> tf.Tensor:
     return tf.einsum("lmn,ml->nl", P, V)
 
 
-@tf.custom_gradient
-def projected_square_norms(q_sqrt: tf.Tensor, P: tf.Tensor):
-    """``[N, L]``: ‖q_lᵀ p_n‖², the diagonal of P_lᵀ q_l q_lᵀ P_l, for ``q_sqrt: [L, M, M]`` and
+def projected_square_norms(q_sqrt: tf.Tensor, P: tf.Tensor, *, upper: bool = False) -> tf.Tensor:
+    """``[N, L]``: ‖q_lᵀ p_n‖², the diagonal of P_lᵀ q_l q_lᵀ P_l, for triangular ``q_sqrt: [L, M, M]``
+    (lower, GPflow's, or ``upper``; the other triangle is read as zeros and gets zero gradient) and
     ``P: [M, N]`` (shared by all l) or ``[L, M, N]``.
 
-    With a shared P the L factors sit side by side, Q = [q_1 … q_L] ``[M, L·M]``, and all L products
-    are one matmul H = PᵀQ ``[N, L·M]``, whose rows hold each point's L projections contiguously;
-    so are the two of the hand-written gradient (dQ = 2 P (H ∘ w), dP = 2 Q (H ∘ w)ᵀ, with w the
-    upstream gradient repeated over each block of M): three large matmuls, no reduction over l.
+    With a shared P, the L factors' columns are taken in blocks (:func:`triangle_blocks`):
+    block [a, b) of every lower q_l is zero above row a (of an upper one, below row b), so its L
+    products are one matmul of P's remaining rows with the L blocks side by side, ``[N, L·(b − a)]``,
+    each point's L projections contiguous. The blocks skip most of the zero triangle (with four,
+    5/8 of the dense product's work), as do the two products of the hand-written gradient per block
+    (dQ = 2 P (H ∘ w), dP = 2 Q (H ∘ w)ᵀ, w the upstream gradient repeated over the block's columns).
     """
-    L, M = tf.shape(q_sqrt)[0], tf.shape(q_sqrt)[1]
-    if len(P.shape) == 2:
-        Q = side_by_side(q_sqrt)
-        H = tf.reshape(tf.linalg.matmul(P, Q, transpose_a=True), [-1, L, M])  # [N, L, M]
-        value = tf.reduce_sum(tf.square(H), axis=-1)
-    else:
-        G = tf.linalg.matmul(q_sqrt, P, transpose_a=True)  # [L, M, N]
-        value = tf.transpose(tf.reduce_sum(tf.square(G), axis=-2))
+    band = (0, -1) if upper else (-1, 0)
+
+    @tf.custom_gradient
+    def square_norms(q_sqrt: tf.Tensor, P: tf.Tensor):
+        triangle = tf.linalg.band_part(q_sqrt, *band)
+        if len(P.shape) == 2:
+            value, gradient = _block_square_norms(triangle, P, upper)
+        else:
+            value, gradient = _separate_square_norms(triangle, P)
+
+        def triangle_gradient(upstream: tf.Tensor):
+            d_q_sqrt, d_P = gradient(upstream)
+            return tf.linalg.band_part(d_q_sqrt, *band), d_P
+
+        return value, triangle_gradient
+
+    return square_norms(q_sqrt, P)
+
+
+def triangle_blocks(M: Optional[int], L: Optional[int] = None) -> List[Tuple[int, Optional[int]]]:
+    """Column blocks ``(start, stop)`` of L triangles M×M: at least 25 columns each and 50 across
+    the L, so that every product stays wide, and at most 8 blocks (one, the whole, when M is not
+    known while tracing)."""
+    if M is None:
+        return [(0, None)]
+    width = max(25, -(-50 // (L or 50)))
+    count = min(8, -(-M // width))
+    size = -(-M // count)
+    return [(start, min(start + size, M)) for start in range(0, M, size)]
+
+
+def _block_square_norms(q_sqrt: tf.Tensor, P: tf.Tensor, upper: bool):
+    """:func:`projected_square_norms` for a shared ``P: [M, N]``, block by block; its gradient."""
+    L, M = tf.shape(q_sqrt)[0], q_sqrt.shape[1]
+    blocks = []  # (rows of the block's nonzero part, the padding that puts them back among M, Q)
+    for start, stop in triangle_blocks(M, q_sqrt.shape[0]):
+        rows, padding = (
+            (slice(0, stop), [0, M - stop]) if upper and stop is not None else (slice(start, None), [start, 0])
+        )
+        blocks.append((rows, padding, side_by_side(q_sqrt[:, rows, start:stop])))
+    products = [  # each [N, L, block width]
+        tf.reshape(tf.linalg.matmul(P[rows], Q, transpose_a=True), [-1, L, tf.shape(Q)[1] // L])
+        for rows, _, Q in blocks
+    ]
+    value = tf.add_n([tf.reduce_sum(tf.square(H), axis=-1) for H in products])
 
     def gradient(upstream: tf.Tensor):
-        if len(P.shape) == 2:
-            dH = tf.reshape(2.0 * H * upstream[:, :, None], [-1, L * M])  # [N, L·M]
-            dQ = tf.linalg.matmul(P, dH)  # [M, L·M]
-            dq = tf.transpose(tf.reshape(dQ, [M, L, M]), [1, 0, 2])
-            return dq, tf.linalg.matmul(Q, dH, transpose_b=True)
+        d_q_sqrt, d_P = [], []
+        for (rows, padding, Q), H in zip(blocks, products):
+            dH = tf.reshape(2.0 * H * upstream[:, :, None], [-1, tf.shape(Q)[1]])  # [N, L·width]
+            dQ = tf.reshape(tf.linalg.matmul(P[rows], dH), [-1, L, tf.shape(H)[2]])  # [rows, L, width]
+            d_q_sqrt.append(tf.pad(tf.transpose(dQ, [1, 0, 2]), [[0, 0], padding, [0, 0]]))
+            d_P.append(tf.pad(tf.linalg.matmul(Q, dH, transpose_b=True), [padding, [0, 0]]))
+        return tf.concat(d_q_sqrt, axis=-1), tf.add_n(d_P)
+
+    return value, gradient
+
+
+def _separate_square_norms(q_sqrt: tf.Tensor, P: tf.Tensor):
+    """:func:`projected_square_norms` for ``P: [L, M, N]``, one batched product; its gradient."""
+    G = tf.linalg.matmul(q_sqrt, P, transpose_a=True)  # [L, M, N]
+    value = tf.transpose(tf.reduce_sum(tf.square(G), axis=-2))
+
+    def gradient(upstream: tf.Tensor):
         dG = 2.0 * G * tf.transpose(upstream)[:, None, :]  # [L, M, N]
         return tf.linalg.matmul(P, dG, transpose_b=True), tf.linalg.matmul(q_sqrt, dG)
 

@@ -8,7 +8,7 @@ from gpflow.inducing_variables import InducingPoints, SeparateIndependentInducin
 from gpflow.kernels import SeparateIndependent, SharedIndependent, SquaredExponential
 
 from gpflow_deep import GPLayer
-from gpflow_deep.layers.gp.sparse_marginals import projected_square_norms
+from gpflow_deep.layers.gp.sparse_marginals import projected_square_norms, triangle_blocks
 
 pytestmark = pytest.mark.shape_checks("compiled")
 
@@ -124,7 +124,7 @@ def test_mean_function_is_added(rng):
 
 @pytest.mark.parametrize("shared", [True, False])
 def test_projected_square_norms_gradient_matches_finite_differences(rng, shared):
-    q = rng.normal(size=(3, 4, 4))
+    q = np.tril(rng.normal(size=(3, 4, 4)))
     P = rng.normal(size=(4, 5) if shared else (3, 4, 5))
     weights = rng.normal(size=(5, 3))
 
@@ -148,6 +148,39 @@ def test_projected_square_norms_gradient_matches_finite_differences(rng, shared)
             args_minus = (q - step, P) if array is q else (q, P - step)
             numeric[index] = (objective(*args) - objective(*args_minus)) / 2e-6
         np.testing.assert_allclose(gradient, numeric, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("M", [30, 77, 100])
+def test_projected_square_norms_by_triangle_blocks_equal_the_dense_product(rng, M, upper):
+    """Several column blocks (M ≥ 26): value and both gradients equal autodiff of the dense
+    product with the triangle; entries outside it are ignored and get zero gradient."""
+    assert len(triangle_blocks(M, 3)) > 1
+    q = tf.constant(rng.normal(size=(3, M, M)))
+    P = tf.constant(rng.normal(size=(M, 7)))
+    weights = rng.normal(size=(7, 3))
+    triangle = (lambda T: tf.linalg.band_part(T, 0, -1)) if upper else (lambda T: tf.linalg.band_part(T, -1, 0))
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([q, P])
+        blocked = tf.reduce_sum(weights * projected_square_norms(q, P, upper=upper))
+        products = tf.linalg.matmul(triangle(q), P[None], transpose_a=True)  # [3, M, 7]
+        dense = tf.reduce_sum(weights.T * tf.reduce_sum(tf.square(products), axis=1))
+    np.testing.assert_allclose(blocked, dense, rtol=1e-12)
+    for ours, reference in zip(tape.gradient(blocked, [q, P]), tape.gradient(dense, [q, P])):
+        np.testing.assert_allclose(ours, reference, rtol=1e-10, atol=1e-12)
+    d_q = tape.gradient(blocked, q).numpy()
+    assert np.all((np.tril(d_q, k=-1) if upper else np.triu(d_q, k=1)) == 0)
+
+
+def test_triangle_blocks_partition_the_columns():
+    assert triangle_blocks(10, 13) == [(0, 10)]
+    assert triangle_blocks(100, 13) == [(0, 25), (25, 50), (50, 75), (75, 100)]
+    assert triangle_blocks(100, 1) == [(0, 50), (50, 100)]  # 50 columns across the L
+    assert triangle_blocks(None, 13) == [(0, None)]
+    for M in (26, 77, 500):
+        blocks = triangle_blocks(M, 3)
+        assert blocks[0][0] == 0 and blocks[-1][1] == M and len(blocks) <= 8
+        assert all(stop == next_start for (_, stop), (next_start, _) in zip(blocks, blocks[1:]))
 
 
 def test_layer_gradients_match_finite_differences(rng):
