@@ -106,14 +106,24 @@ def batch_iterator(data: TrainingData, batch_size: Optional[int], seed: Optional
 
 def minibatches(X: tf.Tensor, Y: tf.Tensor, batch_size: Optional[int], seed: Optional[int]) -> Optional[Iterator]:
     """An iterator over minibatches of X ``[N, D]`` and Y ``[N, P]`` of ``batch_size`` rows,
-    reshuffled every epoch (the remainder dropped, so every batch has one shape), or None for full batch."""
+    reshuffled every epoch (the remainder dropped, so every batch has one shape), or None for full batch.
+
+    Epoch e is one permutation of the row numbers, keyed by (``seed``, e), cut into batches of row
+    numbers; each batch is then one gather of X's and Y's rows. The iterator's state (to
+    checkpoint) is the epoch count and the epoch's remaining row numbers."""
     N = int(X.shape[0])
     if batch_size is None or check_positive_int("batch_size", batch_size) >= N:
         return None
-    dataset = tf.data.Dataset.from_tensor_slices((X, Y))
-    dataset = dataset.shuffle(N, seed=seed, reshuffle_each_iteration=True)
-    dataset = dataset.batch(batch_size, drop_remainder=True).repeat()
-    return iter(dataset.prefetch(tf.data.AUTOTUNE))
+    per_epoch = N // batch_size
+    key = tf.constant(np.random.default_rng().integers(2**31) if seed is None else seed, tf.int64)
+
+    def epoch(count: tf.Tensor) -> tf.Tensor:
+        order = tf.random.experimental.stateless_shuffle(tf.range(N), seed=tf.stack([key, count]))
+        return tf.reshape(order[: per_epoch * batch_size], [per_epoch, batch_size])
+
+    rows = tf.data.Dataset.counter().map(epoch).unbatch()
+    batches = rows.map(lambda batch: (tf.gather(X, batch), tf.gather(Y, batch)))
+    return iter(batches.prefetch(tf.data.AUTOTUNE))
 
 
 def saveable(iterator: Iterator) -> bool:

@@ -49,13 +49,17 @@ def matmul_peak(float_type, size: int = 2048, repeats: int = 10) -> float:
     return 2 * size**3 / best
 
 
-def step_flops(batch: int, num_inducing: int, widths) -> float:
+def step_flops(batch: int, num_inducing: int, widths, triangle: bool = False) -> float:
     """Estimated operations of one step: per layer of input width D and output width L, the
     cross-covariance (3·B·M·D), A = L_uu⁻¹ K_uf (M²·B), the mean (2·M·B·L) and the marginal
-    variances of a full q(U) (2·L·M²·B), three times over for the forward and backward passes."""
+    variances of a full q(U) (2·L·M²·B, or with ``triangle`` L·M·(M+1)·B, the products with only
+    each q_sqrt's lower triangle, what the step needs), three times over for the forward and
+    backward passes."""
+    M = num_inducing
     forward = 0.0
     for D, L in zip(widths[:-1], widths[1:]):
-        forward += 3 * batch * num_inducing * D + num_inducing**2 * batch * (1 + 2 * L) + 2 * num_inducing * batch * L
+        variances = L * M * (M + 1) * batch if triangle else 2 * L * M**2 * batch
+        forward += 3 * batch * M * D + M**2 * batch + variances + 2 * M * batch * L
     return 3 * forward
 
 

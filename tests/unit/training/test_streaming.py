@@ -8,7 +8,7 @@ import pytest
 import tensorflow as tf
 
 import gpflow_deep as gd
-from gpflow_deep.training.data import csv_dataset
+from gpflow_deep.training.data import csv_dataset, minibatches
 
 N, SEED = 30, 4
 
@@ -146,3 +146,20 @@ def test_a_dataset_the_model_cannot_train_on_is_refused_before_training(dataset,
         gd.fit(fitted_model, dataset(), 2, progress=False, **options)
     for value, variable in zip(before, fitted_model.trainable_variables):
         np.testing.assert_array_equal(value, variable.numpy())
+
+
+def test_in_memory_minibatches_are_one_permutation_per_epoch_keyed_by_the_seed():
+    """Each epoch's batches hold distinct rows (N // B batches, the remainder dropped), the next
+    epoch reshuffles, and the same seed gives the same batches."""
+    X = tf.constant(np.arange(10.0)[:, None])
+    first, again = minibatches(X, 2 * X, 3, seed=4), minibatches(X, 2 * X, 3, seed=4)
+    epochs = [[next(first) for _ in range(3)] for _ in range(2)]
+    for batches in epochs:
+        rows = np.concatenate([x.numpy().ravel() for x, _ in batches])
+        assert len(set(rows)) == 9
+        for x, y in batches:
+            np.testing.assert_array_equal(y, 2 * x)
+    orders = [np.concatenate([x.numpy().ravel() for x, _ in batches]) for batches in epochs]
+    assert not np.array_equal(orders[0], orders[1])
+    np.testing.assert_array_equal(next(again)[0], epochs[0][0][0])
+    assert minibatches(X, X, 10, seed=0) is None and minibatches(X, X, None, seed=0) is None
