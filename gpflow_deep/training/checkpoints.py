@@ -17,6 +17,8 @@ from gpflow_deep.training.state import Snapshot, model_variables, training_varia
 from gpflow_deep.training.step import TrainingStep
 
 MAX_TO_KEEP = 3
+ITERATOR_NAME = "batches"
+EARLIER_ITERATOR_NAME = "data"  # before in-memory batches became permutations of row numbers
 
 logger = logging.getLogger("gpflow_deep")
 
@@ -26,18 +28,38 @@ def resume_or_start(
 ) -> tf.train.CheckpointManager:
     """A manager saving the model, the optimizer, the iteration count, the minibatch iterator and
     ``more`` (e.g. the early-stopping state); the newest readable checkpoint in ``checkpoint_dir``,
-    if any, is restored into them now."""
+    if any, is restored into them now.
+
+    The iterator is saved as ``batches``. A checkpoint that holds it as ``data`` was written before
+    in-memory batches became permutations of row numbers (2026-11-26): its iterator cannot restore
+    into today's, so the rest resumes and the batches start a fresh epoch, with a warning."""
     if hasattr(training.optimizer, "build") and not getattr(training.optimizer, "built", False):
         training.optimizer.build(training.variables)  # slots exist now, so they restore at once
     tracked = dict(model=model, optimizer=training.optimizer, iteration=training.iteration, **more)
     if training.batches is not None:
-        tracked["data"] = training.batches
+        tracked[ITERATOR_NAME] = training.batches
     checkpoint = tf.train.Checkpoint(**tracked)
     manager = tf.train.CheckpointManager(checkpoint, checkpoint_dir, max_to_keep=MAX_TO_KEEP)
     if manager.checkpoints:
+        restored = checkpoint
+        if ITERATOR_NAME in tracked and _holds_earlier_iterator(manager.latest_checkpoint):
+            logger.warning(
+                "%s was written by an earlier gpflow_deep, whose minibatch iterator does not restore into "
+                "today's: the model, optimizer and iteration resume, and the batches start a fresh epoch",
+                manager.latest_checkpoint,
+            )
+            restored = tf.train.Checkpoint(**{name: item for name, item in tracked.items() if name != ITERATOR_NAME})
         variables = training_variables(model, training.optimizer, training.iteration)
-        restore_newest_readable(checkpoint, manager.checkpoints, checkpoint_dir, model, variables, partial=False)
+        restore_newest_readable(restored, manager.checkpoints, checkpoint_dir, model, variables, partial=False)
     return manager
+
+
+def _holds_earlier_iterator(path: str) -> bool:
+    """Whether the checkpoint at ``path`` saved its iterator under the earlier name (before 2026-11-26)."""
+    try:
+        return any(name.startswith(EARLIER_ITERATOR_NAME + "/") for name, _ in tf.train.list_variables(path))
+    except (tf.errors.OpError, ValueError):
+        return False
 
 
 def restore_checkpoint(model, checkpoint_dir: str) -> int:
