@@ -1,7 +1,10 @@
 """No behaviour change: DeepGP and DSPP give what main gave before the five-method refactor.
 
 The reference values (objective and gradients for a fixed seed, then predictions after 30 seeded
-Adam steps) were written by ``tests/fixtures/previous_main.py`` on commit 7863229.
+Adam steps) were written by ``tests/fixtures/previous_main.py`` on commit 7863229. Since 2026-11-26
+``fit`` draws in-memory minibatches in another order (permutations of row numbers); the fixture
+feeds the 30 batches the references were trained on, so that the model and training code are
+compared on the same data.
 """
 
 import numpy as np
