@@ -44,8 +44,9 @@ def resume_or_start(
         restored = checkpoint
         if ITERATOR_NAME in tracked and _holds_earlier_iterator(manager.latest_checkpoint):
             logger.warning(
-                "%s was written by an earlier gpflow_deep, whose minibatch iterator does not restore into "
-                "today's: the model, optimizer and iteration resume, and the batches start a fresh epoch",
+                "%s was written by an earlier gpflow_deep, which saved the batch iterator under another name "
+                "and shuffled in-memory rows another way: the model, optimizer and iteration resume, and the "
+                "batches start a fresh epoch",
                 manager.latest_checkpoint,
             )
             restored = tf.train.Checkpoint(**{name: item for name, item in tracked.items() if name != ITERATOR_NAME})
