@@ -34,6 +34,7 @@ EXPERIMENTS = {
     "dspp_small_data": ("benchmarks.experiments.dspp_small_data", "the DSPP small-data trap, and what prevents it"),
     "safe_defaults": ("benchmarks.experiments.safe_defaults", "every builder's defaults, a fixed number of steps"),
     "variance_gradient": ("benchmarks.experiments.variance_gradient", "the hand-written variance gradient vs autodiff"),
+    "minibatch_read": ("benchmarks.experiments.minibatch_read", "an in-memory minibatch's read and checkpoint cost"),
     "last_layer_variance": ("benchmarks.experiments.last_layer_variance", "a diagonal layer's variance, two ways"),
     "mixed_precision": ("benchmarks.experiments.mixed_precision", "a float32/float64 mixed step, measured"),
     "profile_step": ("benchmarks.experiments.profile_step", "TensorFlow's profiler on one step, per op"),
