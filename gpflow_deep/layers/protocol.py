@@ -93,8 +93,8 @@ class SubsetOfDataLayer(Protocol):
 class ObservedSubsetLayer(SubsetOfDataLayer, Protocol):
     """A last subset-of-data layer whose q is conditioned on the subset's targets ``subset_targets``
     ``[M, L]`` under ``likelihood`` (eq. 12); ``training_terms(inputs)`` gives what the ELBO
-    (eq. 11) needs from it in one pass: ``means, variances`` ``[S, N, L]`` at every row,
-    ``subset_means, subset_variances`` ``[S, M, L]`` of q^(F_S) and its KL ``[]``."""
+    (eq. 11) needs from it in one pass: ``means, variances`` ``[S, N − M, L]`` at the rows after
+    the subset, ``subset_means, subset_variances`` ``[S, M, L]`` of q^(F_S) and its KL ``[]``."""
 
     likelihood: Any
     subset_targets: Any

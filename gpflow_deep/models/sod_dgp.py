@@ -96,12 +96,11 @@ class SoDDGP(DeepMixtureModel):
         the hidden layers carry [X_S; X] on T paths, and the last layer gives its marginals, the
         marginals of q^(F_S) and its KL from one pass (``training_terms``)."""
         X, Y = data
-        M = self.num_subset
         hidden = self.propagation.carried(self.layers[:-1], X, self.num_samples, self.new_seed())
         received = [self.propagation.with_subset(X)[None]] + [output.values for output in hidden]
         last = self.layers[-1].training_terms(received[-1])
         paths = tf.shape(last.means)[0]  # T, or 1 for a single layer: its inputs are the same on every path
-        batch = GaussianMixture(last.means[:, M:], last.variances[:, M:], uniform_log_weights(paths, X.dtype))
+        batch = GaussianMixture(last.means, last.variances, uniform_log_weights(paths, X.dtype))
         complement = complement_expected_log_likelihood(
             self.likelihood, batch, X, Y, self.num_data, self.in_subset(X, Y)
         )

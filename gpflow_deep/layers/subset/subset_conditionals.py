@@ -18,6 +18,7 @@ from gpflow.config import default_jitter
 from gpflow.kernels import IsotropicStationary, Kernel, SquaredExponential
 
 from gpflow_deep.layers.gp.sparse_marginals import side_by_side
+from gpflow_deep.layers.subset.variance_reduction import variance_reduction
 
 
 class PathProjections(NamedTuple):
@@ -65,12 +66,17 @@ def _squared_exponential(kernel: SquaredExponential, Z: tf.Tensor, X: tf.Tensor)
 @check_shapes(
     "inputs: [S, N, D]",
 )
-def path_projections(kernel: Kernel, inputs: tf.Tensor, num_subset: int) -> PathProjections:
-    """Projections of every path's N inputs on its own first ``num_subset`` rows."""
+def path_projections(
+    kernel: Kernel, inputs: tf.Tensor, num_subset: int, *, subset_rows: bool = True
+) -> PathProjections:
+    """Projections of every path's N inputs on its own first ``num_subset`` rows; with
+    ``subset_rows=False`` of the N − M rows after them only (the subset's own rows project to
+    chol_kuuᵀ, known without a solve)."""
     subset = inputs[:, :num_subset]
+    points = inputs if subset_rows else inputs[:, num_subset:]
     chol_kuu = subset_cholesky(kernel, subset)
-    A = tf.linalg.triangular_solve(chol_kuu, cross_covariance(kernel, subset, inputs), lower=True)
-    return PathProjections(chol_kuu, A, kernel.K_diag(inputs))
+    A = tf.linalg.triangular_solve(chol_kuu, cross_covariance(kernel, subset, points), lower=True)
+    return PathProjections(chol_kuu, A, kernel.K_diag(points))
 
 
 @check_shapes(
@@ -116,8 +122,7 @@ def conditional_marginals(projections: PathProjections, mean: tf.Tensor, sqrt: t
     those of :func:`white_conditional_marginals` at Lk⁻¹ mean and Lk⁻¹ sqrt, whose solve already
     leaves the factors side by side. ``mean`` and ``sqrt`` are shared by all paths or each path's own."""
     white_mean, white_sqrt = whiten(mean, sqrt, projections.chol_kuu)
-    S, M, L = tf.shape(white_mean)[0], tf.shape(white_mean)[1], tf.shape(white_mean)[2]
-    return _marginals_given_columns(projections, white_mean, tf.reshape(white_sqrt, [S, M, L * M]))
+    return _marginals_given_factors(projections, white_mean, tf.transpose(white_sqrt, [0, 2, 1, 3]))
 
 
 @check_shapes(
@@ -132,19 +137,14 @@ def white_conditional_marginals(projections: PathProjections, white_mean: tf.Ten
     every path: mean Aᵀ white_mean, variance k_xx − ‖A‖² + ‖white_sqrt_lᵀ A‖². No solves: they
     are all in A."""
     S, M, L = tf.shape(projections.A)[0], tf.shape(projections.A)[1], tf.shape(white_mean)[-1]
-    white_sqrt = tf.broadcast_to(white_sqrt, [S, L, M, M])
-    columns = tf.reshape(tf.transpose(white_sqrt, [0, 2, 1, 3]), [S, M, L * M])  # [T_1 … T_L] per path
-    return _marginals_given_columns(projections, white_mean, columns)
+    return _marginals_given_factors(projections, white_mean, tf.broadcast_to(white_sqrt, [S, L, M, M]))
 
 
-def _marginals_given_columns(projections: PathProjections, white_mean: tf.Tensor, columns: tf.Tensor):
-    """Aᵀ white_mean and k_xx − ‖A‖² + ‖T_lᵀ A‖² from the factors side by side, ``[S, M, L·M]``."""
+def _marginals_given_factors(projections: PathProjections, white_mean: tf.Tensor, factors: tf.Tensor):
+    """Aᵀ white_mean and k_xx − ‖A‖² + ‖T_lᵀ A‖² from the factors T_l, ``[S, L, M, M]``."""
     _, A, kff_diag = projections
     S, M, L = tf.shape(A)[0], tf.shape(A)[1], tf.shape(white_mean)[-1]
-    G = tf.linalg.matmul(columns, A, transpose_a=True)  # [S, L·M, N]
-    posterior_var = tf.reduce_sum(tf.reshape(tf.square(G), [S, L, M, -1]), axis=2)
-    prior_var = kff_diag - tf.reduce_sum(tf.square(A), axis=1)
-    var = prior_var[:, :, None] + tf.linalg.matrix_transpose(posterior_var)
+    var = kff_diag[:, :, None] - tf.linalg.matrix_transpose(variance_reduction(A, factors))
     return tf.linalg.matmul(A, tf.broadcast_to(white_mean, [S, M, L]), transpose_a=True), var
 
 

@@ -155,29 +155,32 @@ class SubsetLastLayer(SubsetLayer):
 
     @check_shapes(
         "inputs: [S, N, D]",
-        "return.means: [S, N, L]",
-        "return.variances: [S, N, L]",
+        "return.means: [S, N_minus_M, L]",
+        "return.variances: [S, N_minus_M, L]",
         "return.subset_means: [paths..., M, L]",
         "return.subset_variances: [paths..., M, L]",
         "return.kl: []",
     )
     def training_terms(self, inputs: TensorType) -> "LastLayerTerms":
         """What the ELBO (eq. 11) takes from the last layer on the paths whose inputs (subset rows
-        first) it received, from one Kuu Cholesky and one q^ per path: the marginals at every row,
-        the marginals of q^(F_S) at the subset rows (each path's with ``whiten``, else shared) and
-        KL[q^ ‖ p] averaged over the paths."""
+        first) it received, from one Kuu Cholesky and one q^ per path: the marginals at the rows
+        after the subset (the ELBO scores the subset's rows by q^ alone), the marginals of q^(F_S)
+        at the subset rows (each path's with ``whiten``, else shared) and KL[q^ ‖ p] averaged over
+        the paths."""
         inputs = tf.convert_to_tensor(inputs)
-        projections = path_projections(self.kernel, inputs, self.num_subset)
+        projections = path_projections(self.kernel, inputs, self.num_subset, subset_rows=False)
         chol_kuu = projections.chol_kuu
         posterior = self.posterior_over_subset(chol_kuu)
-        mean, var = self._with_mean_and_noise(inputs, *self._conditional(projections, posterior))
+        points = inputs[:, self.num_subset :]
+        mean, var = self._with_mean_and_noise(points, *self._conditional(projections, posterior))
         subset_mean, subset_var = self._subset_marginals(posterior, chol_kuu)
         return LastLayerTerms(mean, var, subset_mean, subset_var, tf.reduce_mean(self._kl(posterior, chol_kuu)))
 
 
 class LastLayerTerms(NamedTuple):
-    """:meth:`SubsetLastLayer.training_terms`: ``means, variances`` ``[S, N, L]`` at every row,
-    ``subset_means, subset_variances`` ``[S or none, M, L]`` of q^(F_S), and the ``kl`` ``[]``."""
+    """:meth:`SubsetLastLayer.training_terms`: ``means, variances`` ``[S, N − M, L]`` at the rows
+    after the subset, ``subset_means, subset_variances`` ``[S or none, M, L]`` of q^(F_S), and the
+    ``kl`` ``[]``."""
 
     means: tf.Tensor
     variances: tf.Tensor

@@ -1,0 +1,40 @@
+"""The variance a subset layer's conditioning removes from the prior, with its gradient by hand.
+
+For projections A = Lk⁻¹ Kuf ``[S, M, N]`` and factors T_l ``[S, L, M, M]`` of the (whitened) q's
+covariances, the marginal variance is k_xx − r_l(x) with
+
+    r_l(x) = ‖a_x‖² − ‖T_lᵀ a_x‖² = a_xᵀ W_l a_x,   W_l = I − T_l T_lᵀ.
+
+Autodiff of the second form costs one M×M×N product forward (T_lᵀ A) and two backward. The first
+keeps W_l A from the forward pass, so the gradient with respect to A is elementwise and only
+∂/∂W_l = −(A ⊙ dr_l) Aᵀ is a product of that size (docs/performance.md, "SoDDGP").
+"""
+
+import tensorflow as tf
+from check_shapes import check_shapes
+
+
+@check_shapes(
+    "A: [S, M, N]",
+    "factors: [S, L, M, M]",
+    "return: [S, L, N]",
+)
+def variance_reduction(A: tf.Tensor, factors: tf.Tensor) -> tf.Tensor:
+    """a_nᵀ (I − T_l T_lᵀ) a_n for every column a_n of A and every factor T_l."""
+    return _variance_reduction(A, factors)
+
+
+@tf.custom_gradient
+def _variance_reduction(A: tf.Tensor, factors: tf.Tensor):
+    M = tf.shape(A)[1]
+    W = tf.eye(M, dtype=A.dtype) - tf.linalg.matmul(factors, factors, transpose_b=True)  # [S, L, M, M]
+    WA = tf.linalg.matmul(W, A[:, None])  # [S, L, M, N]
+    reduction = tf.reduce_sum(A[:, None] * WA, axis=2)
+
+    def gradient(upstream: tf.Tensor):
+        weights = upstream[:, :, None, :]  # [S, L, 1, N]
+        dA = 2.0 * tf.reduce_sum(WA * weights, axis=1)  # W symmetric
+        dW = tf.linalg.matmul(A[:, None] * weights, A[:, None], transpose_b=True)
+        return dA, -2.0 * tf.linalg.matmul(dW, factors)
+
+    return reduction, gradient
