@@ -64,16 +64,12 @@ def _squared_exponential(kernel: SquaredExponential, Z: tf.Tensor, X: tf.Tensor)
 
 
 @check_shapes(
-    "inputs: [S, N, D]",
+    "subset: [S, M, D]",
+    "points: [S, N, D]",
 )
-def path_projections(
-    kernel: Kernel, inputs: tf.Tensor, num_subset: int, *, subset_rows: bool = True
-) -> PathProjections:
-    """Projections of every path's N inputs on its own first ``num_subset`` rows; with
-    ``subset_rows=False`` of the N − M rows after them only (the subset's own rows project to
-    chol_kuuᵀ, known without a solve)."""
-    subset = inputs[:, :num_subset]
-    points = inputs if subset_rows else inputs[:, num_subset:]
+def path_projections(kernel: Kernel, subset: tf.Tensor, points: tf.Tensor) -> PathProjections:
+    """Projections of every path's N ``points`` on its own ``subset`` rows (the subset's own rows
+    among the points or not: they project to chol_kuuᵀ)."""
     chol_kuu = subset_cholesky(kernel, subset)
     A = tf.linalg.triangular_solve(chol_kuu, cross_covariance(kernel, subset, points), lower=True)
     return PathProjections(chol_kuu, A, kernel.K_diag(points))

@@ -167,11 +167,10 @@ class SubsetLastLayer(SubsetLayer):
         after the subset (the ELBO scores the subset's rows by q^ alone), the marginals of q^(F_S)
         at the subset rows (each path's with ``whiten``, else shared) and KL[q^ ‖ p] averaged over
         the paths."""
-        inputs = tf.convert_to_tensor(inputs)
-        projections = path_projections(self.kernel, inputs, self.num_subset, subset_rows=False)
+        subset, points = tf.split(tf.convert_to_tensor(inputs), [self.num_subset, -1], axis=1)
+        projections = path_projections(self.kernel, subset, points)
         chol_kuu = projections.chol_kuu
         posterior = self.posterior_over_subset(chol_kuu)
-        points = inputs[:, self.num_subset :]
         mean, var = self._with_mean_and_noise(points, *self._conditional(projections, posterior))
         subset_mean, subset_var = self._subset_marginals(posterior, chol_kuu)
         return LastLayerTerms(mean, var, subset_mean, subset_var, tf.reduce_mean(self._kl(posterior, chol_kuu)))

@@ -146,7 +146,7 @@ class SubsetLayer(gpflow.base.Module):
         Kuu, Kuf and solve) or with F_S integrated out."""
         check_mode(self, mode)
         inputs = tf.convert_to_tensor(inputs)
-        projections = path_projections(self.kernel, inputs, self.num_subset)
+        projections = path_projections(self.kernel, inputs[:, : self.num_subset], inputs)
         if self.joint_sampling:
             num_paths = tf.shape(inputs)[0] if num_paths is None else num_paths
             given_draws = marginals_given_white_draws if self.whiten else marginals_given_draws
