@@ -149,6 +149,11 @@ class RandomFeatureLayer(gpflow.base.Module):
     def features(self, inputs: TensorType, seed: Optional[tf.Tensor] = None, num_paths=None) -> tf.Tensor:
         """Φ(F Ω) at inputs F ``[S, N, D_in + D fed]`` (eq. 6 or 7), Ω per path when resampled
         (``num_paths`` of them, by default S; inputs ``[1, N, D]`` are shared by the paths)."""
+        columns, scale = self._feature_columns(inputs, seed, num_paths)
+        return scale * columns
+
+    def _feature_columns(self, inputs: TensorType, seed, num_paths) -> Tuple[tf.Tensor, tf.Tensor]:
+        """Φ's columns ``[S, N, F]`` and its scalar scale, Φ = scale × columns."""
         inputs = tf.convert_to_tensor(inputs)
         num_paths = tf.shape(inputs)[0] if num_paths is None else num_paths
         if not self._is_rbf:
@@ -174,13 +179,14 @@ class RandomFeatureLayer(gpflow.base.Module):
         if seed is None and self.path_dependent:
             raise ValueError("RandomFeatureLayer draws W (or Ω) per path: marginals needs a [2] seed")
         omega_seed, w_seed = (None, None) if seed is None else self._seeds(seed)
-        features = self.features(inputs, omega_seed, num_paths)
+        columns, scale = self._feature_columns(inputs, omega_seed, num_paths)  # Φ = scale × columns
         if self.local_reparameterisation:
-            return tf.linalg.matmul(features, self.w_mean), tf.linalg.matmul(features**2, self.w_std**2)
-        num_paths = tf.shape(features)[0] if num_paths is None else num_paths
+            mean = scale * tf.linalg.matmul(columns, self.w_mean)
+            return mean, scale**2 * tf.linalg.matmul(columns**2, self.w_std**2)
+        num_paths = tf.shape(columns)[0] if num_paths is None else num_paths
         shape = tf.concat([[num_paths], tf.shape(self.w_mean)], axis=0)
-        W = self.w_mean + self.w_std * tf.random.stateless_normal(shape, w_seed, dtype=features.dtype)
-        outputs = tf.linalg.matmul(features, W)
+        W = self.w_mean + self.w_std * tf.random.stateless_normal(shape, w_seed, dtype=columns.dtype)
+        outputs = scale * tf.linalg.matmul(columns, W)
         return outputs, tf.zeros_like(outputs)  # no gradient flows into the zeros: sqrt(0) is harmless
 
     @staticmethod
