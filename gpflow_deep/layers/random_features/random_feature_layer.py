@@ -1,6 +1,6 @@
 """A GP layer approximated by random features (Cutajar et al. 2017): F^(l+1) = Φ(F^(l) Ω) W."""
 
-from typing import Dict, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import gpflow
 import numpy as np
@@ -11,7 +11,7 @@ from gpflow.config import default_float
 from gpflow.utilities import positive
 
 from gpflow_deep.layers.protocol import check_mode
-from gpflow_deep.layers.random_features.feature_maps import arccos_features, rbf_features
+from gpflow_deep.layers.random_features.feature_maps import arccos_features, blockwise_matmul, rbf_features
 
 OMEGA_MODES = ("prior-fixed", "var-fixed", "var-resampled")
 
@@ -149,11 +149,11 @@ class RandomFeatureLayer(gpflow.base.Module):
     def features(self, inputs: TensorType, seed: Optional[tf.Tensor] = None, num_paths=None) -> tf.Tensor:
         """Φ(F Ω) at inputs F ``[S, N, D_in + D fed]`` (eq. 6 or 7), Ω per path when resampled
         (``num_paths`` of them, by default S; inputs ``[1, N, D]`` are shared by the paths)."""
-        columns, scale = self._feature_columns(inputs, seed, num_paths)
-        return scale * columns
+        blocks, scale = self._feature_blocks(inputs, seed, num_paths)
+        return scale * tf.concat(blocks, axis=-1)
 
-    def _feature_columns(self, inputs: TensorType, seed, num_paths) -> Tuple[tf.Tensor, tf.Tensor]:
-        """Φ's columns ``[S, N, F]`` and its scalar scale, Φ = scale × columns."""
+    def _feature_blocks(self, inputs: TensorType, seed, num_paths) -> Tuple[List[tf.Tensor], tf.Tensor]:
+        """Φ's column blocks ``[S, N, ·]`` and its scalar scale: Φ = scale × [blocks side by side]."""
         inputs = tf.convert_to_tensor(inputs)
         num_paths = tf.shape(inputs)[0] if num_paths is None else num_paths
         if not self._is_rbf:
@@ -179,14 +179,14 @@ class RandomFeatureLayer(gpflow.base.Module):
         if seed is None and self.path_dependent:
             raise ValueError("RandomFeatureLayer draws W (or Ω) per path: marginals needs a [2] seed")
         omega_seed, w_seed = (None, None) if seed is None else self._seeds(seed)
-        columns, scale = self._feature_columns(inputs, omega_seed, num_paths)  # Φ = scale × columns
+        blocks, scale = self._feature_blocks(inputs, omega_seed, num_paths)  # Φ = scale × [blocks]
         if self.local_reparameterisation:
-            mean = scale * tf.linalg.matmul(columns, self.w_mean)
-            return mean, scale**2 * tf.linalg.matmul(columns**2, self.w_std**2)
-        num_paths = tf.shape(columns)[0] if num_paths is None else num_paths
+            mean = scale * blockwise_matmul(blocks, self.w_mean)
+            return mean, scale**2 * blockwise_matmul([block**2 for block in blocks], self.w_std**2)
+        num_paths = tf.shape(blocks[0])[0] if num_paths is None else num_paths
         shape = tf.concat([[num_paths], tf.shape(self.w_mean)], axis=0)
-        W = self.w_mean + self.w_std * tf.random.stateless_normal(shape, w_seed, dtype=columns.dtype)
-        outputs = scale * tf.linalg.matmul(columns, W)
+        W = self.w_mean + self.w_std * tf.random.stateless_normal(shape, w_seed, dtype=blocks[0].dtype)
+        outputs = scale * blockwise_matmul(blocks, W)
         return outputs, tf.zeros_like(outputs)  # no gradient flows into the zeros: sqrt(0) is harmless
 
     @staticmethod
