@@ -5,9 +5,10 @@ covariances, the marginal variance is k_xx − r_l(x) with
 
     r_l(x) = ‖a_x‖² − ‖T_lᵀ a_x‖² = a_xᵀ W_l a_x,   W_l = I − T_l T_lᵀ.
 
-Autodiff of the second form costs one M×M×N product forward (T_lᵀ A) and two backward. The first
-keeps W_l A from the forward pass, so the gradient with respect to A is elementwise and only
-∂/∂W_l = −(A ⊙ dr_l) Aᵀ is a product of that size (docs/performance.md, "SoDDGP").
+Autodiff of the two norms costs one M×M×N product forward (T_lᵀ A) and two backward. The
+quadratic form keeps W_l A from the forward pass, so the gradient with respect to A is elementwise
+(2 W_l A ⊙ dr_l) and only ∂/∂W_l = (A ⊙ dr_l) Aᵀ is a product of that size (docs/performance.md,
+"What changed").
 """
 
 import tensorflow as tf
