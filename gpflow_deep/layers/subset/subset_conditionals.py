@@ -131,13 +131,13 @@ def conditional_marginals(projections: PathProjections, mean: tf.Tensor, sqrt: t
 def white_conditional_marginals(projections: PathProjections, white_mean: tf.Tensor, white_sqrt: tf.Tensor):
     """Marginals of ∫ p(f(x) | V) N(V | white_mean, white_sqrt white_sqrtᵀ) dV for V = Lk⁻¹ F_S on
     every path: mean Aᵀ white_mean, variance k_xx − ‖A‖² + ‖white_sqrt_lᵀ A‖². No solves: they
-    are all in A."""
-    S, M, L = tf.shape(projections.A)[0], tf.shape(projections.A)[1], tf.shape(white_mean)[-1]
-    return _marginals_given_factors(projections, white_mean, tf.broadcast_to(white_sqrt, [S, L, M, M]))
+    are all in A. A white_sqrt shared by the paths stays one (leading axis 1), not S copies."""
+    factors = white_sqrt if white_sqrt.shape.rank == 4 else white_sqrt[None]
+    return _marginals_given_factors(projections, white_mean, factors)
 
 
 def _marginals_given_factors(projections: PathProjections, white_mean: tf.Tensor, factors: tf.Tensor):
-    """Aᵀ white_mean and k_xx − ‖A‖² + ‖T_lᵀ A‖² from the factors T_l, ``[S, L, M, M]``."""
+    """Aᵀ white_mean and k_xx − ‖A‖² + ‖T_lᵀ A‖² from the factors T_l, ``[S or 1, L, M, M]``."""
     _, A, kff_diag = projections
     S, M, L = tf.shape(A)[0], tf.shape(A)[1], tf.shape(white_mean)[-1]
     var = kff_diag[:, :, None] - tf.linalg.matrix_transpose(variance_reduction(A, factors))

@@ -50,3 +50,20 @@ def test_no_reduction_when_the_factors_are_identities(rng):
     A = tf.constant(rng.normal(size=(2, 5, 7)), tf.float32)
     identities = tf.eye(5, batch_shape=[2, 1], dtype=tf.float32)
     np.testing.assert_allclose(variance_reduction(A, identities), np.zeros((2, 1, 7)), atol=1e-5)
+
+
+def test_factors_shared_by_the_paths_equal_them_repeated_on_each(rng):
+    """Factors ``[1, L, M, M]`` (one W_l for all paths): value and both gradients equal those of the
+    same factors repeated on each of S paths."""
+    S, L, M, N = 3, 2, 4, 6
+    A = tf.constant(rng.normal(size=(S, M, N)))
+    shared = tf.constant(rng.normal(size=(1, L, M, M)))
+    weights = tf.constant(rng.normal(size=(S, L, N)))
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([A, shared])
+        once = tf.reduce_sum(weights * variance_reduction(A, shared))
+        repeated = tf.reduce_sum(weights * variance_reduction(A, tf.repeat(shared, S, axis=0)))
+    np.testing.assert_allclose(once, repeated, rtol=1e-12)
+    for gradient, reference in zip(tape.gradient(once, [A, shared]), tape.gradient(repeated, [A, shared])):
+        assert gradient.shape == reference.shape
+        np.testing.assert_allclose(gradient, reference, rtol=1e-10, atol=1e-12)
