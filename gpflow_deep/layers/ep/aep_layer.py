@@ -10,12 +10,13 @@ import tensorflow_probability as tfp
 from check_shapes import check_shapes
 from gpflow.base import Parameter, TensorType
 from gpflow.config import default_float, default_jitter
-from gpflow.covariances import Kuf, Kuu
+from gpflow.covariances import Kuu
 from gpflow.inducing_variables import InducingPoints
 from gpflow.kernels import Kernel, SquaredExponential
 from gpflow.mean_functions import MeanFunction
 from gpflow.utilities import positive
 
+from gpflow_deep.core.covariances import inducing_cross_covariance
 from gpflow_deep.layers.ep.gaussian_inputs import gaussian_input_moments
 from gpflow_deep.layers.ep.gaussian_normalisers import log_normaliser, moments
 from gpflow_deep.layers.gp.sparse_marginals import marginals, projections
@@ -160,7 +161,7 @@ class AEPLayer(gpflow.base.Module):
         check_mode(self, mode, MODES)
         inputs = tf.convert_to_tensor(inputs)
         X = tf.reshape(inputs, [-1, tf.shape(inputs)[-1]])
-        A, _ = projections(self._kuu(), Kuf(self.inducing_variable, self.kernel, X), whiten=True)
+        A, _ = projections(self._kuu(), inducing_cross_covariance(self.inducing_variable, self.kernel, X), whiten=True)
         q_mu, q_sqrt = moments(*self.natural_parameters(mode))  # q_sqrt = C⁻ᵀ, upper-triangular
         mean, var = marginals(A, A, self.kernel.K_diag(X)[:, None], q_mu, q_sqrt, q_diag=False, upper=True)
         shape = tf.concat([tf.shape(inputs)[:-1], [self.output_dim]], axis=0)

@@ -8,7 +8,7 @@ import tensorflow as tf
 from check_shapes import check_shapes
 from gpflow.base import Parameter, TensorType
 from gpflow.config import default_float, default_jitter
-from gpflow.covariances import Kuf, Kuu
+from gpflow.covariances import Kuu
 from gpflow.inducing_variables import (
     InducingPoints,
     SeparateIndependentInducingVariables,
@@ -19,6 +19,7 @@ from gpflow.kullback_leiblers import gauss_kl
 from gpflow.mean_functions import MeanFunction
 from gpflow.utilities import positive, triangular
 
+from gpflow_deep.core.covariances import inducing_cross_covariance
 from gpflow_deep.layers.gp.packed_kl import diagonal_positions, packs_triangle, whitened_kl
 from gpflow_deep.layers.gp.sparse_marginals import full_covariances, marginals, projections
 from gpflow_deep.layers.protocol import check_mode
@@ -105,7 +106,7 @@ class GPLayer(gpflow.base.Module):
 
     def _projections(self, X: tf.Tensor) -> Tuple[tf.Tensor, tf.Tensor]:
         """``A, P`` at inputs ``X: [N, D]``: ``[M, N]`` when Kuu is shared, else ``[L, M, N]``."""
-        return projections(self._kuu(), Kuf(self.inducing_variable, self.kernel, X), self.whiten)
+        return projections(self._kuu(), inducing_cross_covariance(self.inducing_variable, self.kernel, X), self.whiten)
 
     def _kff_diag(self, X: tf.Tensor) -> tf.Tensor:
         if isinstance(self.kernel, SharedIndependent):

@@ -15,8 +15,9 @@ from typing import NamedTuple
 import tensorflow as tf
 from check_shapes import check_shapes
 from gpflow.config import default_jitter
-from gpflow.kernels import IsotropicStationary, Kernel, SquaredExponential
+from gpflow.kernels import Kernel
 
+from gpflow_deep.core.covariances import cross_covariance
 from gpflow_deep.layers.gp.sparse_marginals import side_by_side
 from gpflow_deep.layers.subset.variance_reduction import variance_reduction
 
@@ -28,39 +29,6 @@ class PathProjections(NamedTuple):
     chol_kuu: tf.Tensor
     A: tf.Tensor
     kff_diag: tf.Tensor
-
-
-@check_shapes(
-    "Z: [S, M, D]",
-    "X: [S, N, D]",
-    "return: [S, M, N]",
-)
-def cross_covariance(kernel: Kernel, Z: tf.Tensor, X: tf.Tensor) -> tf.Tensor:
-    """k(Z_s, X_s) on each path s (GPflow's ``K`` would pair every path with every other)."""
-    if isinstance(kernel, SquaredExponential):
-        return _squared_exponential(kernel, Z, X)
-    if isinstance(kernel, IsotropicStationary):
-        Zs, Xs = kernel.scale(Z), kernel.scale(X)
-        r2 = (
-            tf.reduce_sum(tf.square(Zs), -1)[:, :, None]
-            + tf.reduce_sum(tf.square(Xs), -1)[:, None, :]
-            - 2.0 * tf.linalg.matmul(Zs, Xs, transpose_b=True)
-        )
-        return kernel.K_r2(tf.maximum(r2, 0.0))
-    return tf.map_fn(lambda pair: kernel.K(pair[0], pair[1]), (Z, X), fn_output_signature=Z.dtype)
-
-
-def _squared_exponential(kernel: SquaredExponential, Z: tf.Tensor, X: tf.Tensor) -> tf.Tensor:
-    """σ² exp(−r²/2) as the exponential of one matrix product, log σ² − r²/2 =
-    [z, log σ² − |z|²/2, 1] · [x, 1, −|x|²/2] (scaled inputs): the M×N work is one product and
-    one exp, forward and backward."""
-    Zs, Xs = kernel.scale(Z), kernel.scale(X)
-    log_variance = tf.math.log(tf.convert_to_tensor(kernel.variance))
-    z_term = log_variance - 0.5 * tf.reduce_sum(tf.square(Zs), -1, keepdims=True)
-    x_term = -0.5 * tf.reduce_sum(tf.square(Xs), -1, keepdims=True)
-    left = tf.concat([Zs, z_term, tf.ones_like(z_term)], axis=-1)
-    right = tf.concat([Xs, tf.ones_like(x_term), x_term], axis=-1)
-    return tf.exp(tf.linalg.matmul(left, right, transpose_b=True))
 
 
 @check_shapes(
