@@ -30,7 +30,10 @@ SUITES = {
 }
 EXPERIMENTS = {
     "dspp_default_search": ("benchmarks.experiments.dspp_default_search", "DSPP candidate defaults, held-out score"),
-    "dspp_trajectory": ("benchmarks.experiments.dspp_trajectory", "where a DSPP collapses, along a plain Adam run"),
+    "dspp_trajectory": (
+        "benchmarks.experiments.dspp_trajectory",
+        "where a DSPP collapses, or intervals narrow, on one Adam run",
+    ),
     "dspp_small_data": ("benchmarks.experiments.dspp_small_data", "the DSPP small-data trap, and what prevents it"),
     "safe_defaults": ("benchmarks.experiments.safe_defaults", "every builder's defaults, a fixed number of steps"),
     "variance_gradient": ("benchmarks.experiments.variance_gradient", "the hand-written variance gradient vs autodiff"),

@@ -5,7 +5,7 @@ import pytest
 from scipy.stats import norm
 
 from benchmarks.experiments.worst_points import per_row
-from benchmarks.suites.calibration import _scored
+from benchmarks.suites.calibration import _scored, trained
 from benchmarks.suites.calibration_summary import grouped, row
 
 
@@ -76,3 +76,12 @@ def test_a_calibrated_run_is_read_against_nominal_within_two_points():
     line = row(key, grouped_runs)
     assert "2 (1000, 1003)" in line and "calibrated 0.500 / 0.800 / 0.910 / 0.950" in line
     assert "mean met, worst met, calibrated 90% within ±0.02" in line
+
+
+def test_a_floored_likelihood_keeps_its_noise_above_the_floor():
+    rng = np.random.default_rng(0)
+    X, Y = rng.standard_normal((60, 2)), rng.standard_normal((60, 1))
+    model = trained("build_random_feature_dgp", X, Y, steps=1, seed=0, likelihood="floored")
+    variance = model.likelihood.variance
+    variance.unconstrained_variable.assign(-50.0)  # as far down as training could push it
+    assert float(variance.numpy()) == pytest.approx(0.05)
