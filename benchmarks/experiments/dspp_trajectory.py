@@ -88,11 +88,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             latent_variance=float(tf.reduce_mean(mixture.variances)),
             path_spread=float(tf.reduce_mean(tf.math.reduce_variance(mixture.means, axis=0))),
             kl=[round(float(layer.prior_kl()), 1) for layer in model.layers if hasattr(layer, "prior_kl")],
-            inter_layer_noise=[
-                float(layer.noise_variance.numpy())
-                for layer in model.layers
-                if getattr(layer, "noise_variance", None) is not None
-            ],
+            inter_layer_noise=[float(noise.numpy()) for noise in inter_layer_noises(model)],
             lengthscales_first=np.round(first.lengthscales.numpy(), 2).tolist(),
             variance_first=round(float(first.variance.numpy()), 2),
             lengthscales_last=np.round(last.lengthscales.numpy(), 2).tolist(),
