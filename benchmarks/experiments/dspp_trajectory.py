@@ -30,7 +30,7 @@ from gpflow.keras import tf_keras
 
 import gpflow_deep as gd
 from benchmarks.common import provenance, set_threads
-from benchmarks.suites.calibration import test_scores
+from benchmarks.suites.calibration import floored_gaussian, test_scores
 from gpflow_deep.app.benchmark import append_result
 
 
@@ -61,7 +61,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     X, Y = part.X_train, part.Y_train
     y_std = float(np.reshape(part.y_std, -1)[0])
     if args.noise_floor is not None:
-        options["likelihood"] = gpflow.likelihoods.Gaussian(2 * args.noise_floor, variance_lower_bound=args.noise_floor)
+        options["likelihood"] = floored_gaussian(args.noise_floor)
     model = getattr(gd, args.builder)(X, Y, **options)
     for layer in model.layers:
         for name, module in (("Z", layer.inducing_variable), ("kernel", layer.kernel), ("mean", layer.mean_function)):

@@ -65,7 +65,14 @@ def likelihood_named(name: str):
 
     if name == "studentt":
         return gpflow.likelihoods.StudentT()
-    return gpflow.likelihoods.Gaussian(variance=0.1, variance_lower_bound=0.05)
+    return floored_gaussian(0.05)
+
+
+def floored_gaussian(floor: float):
+    """A GPflow Gaussian likelihood whose variance starts at twice ``floor`` and stays above it."""
+    import gpflow
+
+    return gpflow.likelihoods.Gaussian(variance=2 * floor, variance_lower_bound=floor)
 
 
 def exact_gp_mixture(X, Y, X_test, y_std: float) -> list:

@@ -50,16 +50,17 @@ def has_fast_cross_covariance(kernel: Kernel) -> bool:
 )
 def cross_covariance(kernel: Kernel, Z: tf.Tensor, X: tf.Tensor) -> tf.Tensor:
     """k(Z, X), each leading index of Z paired with the same of X (GPflow's ``K`` would pair every
-    one with every other)."""
+    one with every other); a kernel on some input columns reads those only, as GPflow's call does."""
     if has_fast_cross_covariance(kernel):
         Zs, Xs = kernel.scale(Z), kernel.scale(X)
         if type(kernel) is SquaredExponential:
             return _squared_exponential(Zs, Xs, kernel.variance)
         return _matern52(_squared_distances(Zs, Xs), tf.convert_to_tensor(kernel.variance))
+    if Z.shape.rank == 2:
+        return kernel(Z, X)
+    Z, X = kernel.slice(Z, X)
     if isinstance(kernel, IsotropicStationary):
         return kernel.K_r2(_squared_distances(kernel.scale(Z), kernel.scale(X)))
-    if Z.shape.rank == 2:
-        return kernel.K(Z, X)
     leading = tf.shape(Z)[:-2]
     Z_flat = tf.reshape(Z, tf.concat([[-1], tf.shape(Z)[-2:]], 0))
     X_flat = tf.reshape(X, tf.concat([[-1], tf.shape(X)[-2:]], 0))

@@ -67,15 +67,22 @@ def test_matern52_gradient_against_finite_differences():
         np.testing.assert_allclose(dX[row, column], (up - down) / (2 * step), rtol=1e-6)
 
 
-@pytest.mark.parametrize("kind", FAST_KERNELS + [gpflow.kernels.Matern32, gpflow.kernels.Linear])
-def test_leading_axes_pair_index_with_index(kind):
-    kernel = kind()
+@pytest.mark.parametrize(
+    "kernel",
+    [kind() for kind in FAST_KERNELS + [gpflow.kernels.Matern32, gpflow.kernels.Linear]]
+    + [gpflow.kernels.Matern32(active_dims=[0, 2]), gpflow.kernels.Linear(active_dims=[1])],
+    ids=lambda kernel: f"{type(kernel).__name__}{'' if isinstance(kernel.active_dims, slice) else '-some-columns'}",
+)
+def test_leading_axes_pair_index_with_index(kernel):
     rng = np.random.default_rng(4)
     Z, X = rng.standard_normal((2, 4, 3)), rng.standard_normal((2, 6, 3))
     paired = cross_covariance(kernel, tf.constant(Z), tf.constant(X)).numpy()
     assert paired.shape == (2, 4, 6)
     for s in range(2):
-        np.testing.assert_allclose(paired[s], kernel.K(Z[s], X[s]).numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(paired[s], kernel(Z[s], X[s]).numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            cross_covariance(kernel, tf.constant(Z[s]), tf.constant(X[s])).numpy(), paired[s], rtol=1e-12, atol=1e-12
+        )
 
 
 def test_inducing_cross_covariance_equals_gpflows_kuf_whatever_the_wrapping():
