@@ -11,7 +11,8 @@ of each level, and the PIT values' histogram in 10 bins.
 its default Gaussian; the log-likelihood is then the mixture's exact density, the intervals those
 of each path's moment-matched Gaussian. ``--likelihood floored`` gives a Gaussian whose variance
 is bounded below by 5% of the standardised targets' (0.05, started at 0.1), the floor
-``build_dspp``'s defaults set, for builders whose noise is otherwise unbounded.
+``build_dspp``'s defaults set, for builders whose noise is otherwise unbounded;
+``--likelihood unbounded`` the same Gaussian without the floor (GPflow's own bound of 1e-6).
 ``--builders exact_gp`` is the reference every split can be read against: GPflow's exact ``GPR``
 with a squared-exponential ARD kernel, hyperparameters by L-BFGS on the marginal likelihood (type II
 maximum likelihood), scored the same way (its records carry ``--steps`` only so as to be read beside
@@ -43,7 +44,7 @@ from gpflow_deep.app.benchmark import append_result, parse_splits, read_results
 LEVELS = (0.5, 0.8, 0.9, 0.95)
 PIT_BINS = 10
 EXACT_GP = "exact_gp"
-LIKELIHOODS = ("studentt", "floored")
+LIKELIHOODS = ("studentt", "floored", "unbounded")
 """Likelihoods passed instead of a builder's default (``--likelihood``): :func:`likelihood_named`."""
 
 
@@ -59,12 +60,15 @@ def trained(builder: str, X, Y, steps: int, seed: int, likelihood: str = "defaul
 
 
 def likelihood_named(name: str):
-    """A fresh GPflow likelihood: ``"studentt"`` (3 degrees of freedom) or ``"floored"`` (a
-    Gaussian of variance 0.1 bounded below by 0.05, in standardised units)."""
+    """A fresh GPflow likelihood: ``"studentt"`` (3 degrees of freedom), ``"floored"`` (a
+    Gaussian of variance 0.1 bounded below by 0.05, in standardised units) or ``"unbounded"`` (the
+    same start, GPflow's own lower bound of 1e-6)."""
     import gpflow
 
     if name == "studentt":
         return gpflow.likelihoods.StudentT()
+    if name == "unbounded":
+        return gpflow.likelihoods.Gaussian(variance=0.1)
     return floored_gaussian(0.05)
 
 
@@ -177,7 +181,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         "--likelihood",
         choices=("default", *LIKELIHOODS),
         default="default",
-        help="studentt: Student-t, 3 dof; floored: Gaussian, variance at least 0.05",
+        help="studentt: Student-t, 3 dof; floored: Gaussian, variance at least 0.05; unbounded: Gaussian from 0.1",
     )
     parser.add_argument("--calibration-fraction", type=float, default=0.0, help="hold out F of the training rows")
     parser.add_argument("--threads", type=int, default=1, help="TensorFlow intra- and inter-op threads (0: TF's)")

@@ -1,17 +1,21 @@
 """``build_aep_dgp``: an approximate-EP deep GP with the public code's setup, from data."""
 
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
+from gpflow.likelihoods import Gaussian
 
 from gpflow_deep.builders.configuration import Presets, configure
-from gpflow_deep.builders.preparation import gaussian_likelihood, prepare_data
+from gpflow_deep.builders.preparation import prepare_data
 from gpflow_deep.builders.stack import LayerPlan, StackFields, plan_from_data
+from gpflow_deep.core.validation import check_non_negative, check_positive
 from gpflow_deep.layers import AEPLayer
 from gpflow_deep.models.aep_dgp import AEPDGP
 
 BUILDER = "build_aep_dgp"
 PUBLIC_CODE_NUM_INDUCING = 100
+PUBLIC_CODE_LIKELIHOOD_VARIANCE = 0.01
 
 
 @dataclass(frozen=True)
@@ -25,7 +29,12 @@ class AEPDGPConfig(StackFields, Presets):
     :ivar inner_posterior_std: in (0, 1): inner layers' sites R = rI with r such that q has this
         standard deviation (nearly deterministic inner layers); the last layer's sites have
         γ = 0 and R = I.
-    :ivar likelihood_variance: the Gaussian likelihood's initial variance, when no likelihood is given.
+    :ivar likelihood_variance: the Gaussian likelihood's initial variance, when no likelihood is
+        given; None: the public code's 0.01, or twice ``likelihood_floor`` if that is more.
+    :ivar likelihood_floor: a lower bound on that variance, in the targets' units squared (0:
+        GPflow's own 1e-6). AEP's data term ln E_cavity[p(y | f)] is a predictive log-likelihood,
+        so the noise can fall towards zero; on noisy tables a floor keeps the intervals, on tables
+        of little noise it costs log-likelihood (``docs/aep.md``, "The likelihood's noise").
     :ivar num_samples: S, the Monte Carlo paths per training step.
     :ivar num_prediction_samples: the paths for predictions.
     :ivar propagation: ``"monte_carlo"`` or ``"moment_matching"`` (Bui et al.).
@@ -33,7 +42,8 @@ class AEPDGPConfig(StackFields, Presets):
 
     noise_variance: float = 0.01
     inner_posterior_std: float = 0.01
-    likelihood_variance: float = 0.01
+    likelihood_variance: Optional[float] = None
+    likelihood_floor: float = 0.0
     num_samples: int = 20
     num_prediction_samples: int = 100
     propagation: str = "monte_carlo"
@@ -60,7 +70,7 @@ def build_aep_dgp(
         Y,
         num_layers,
         likelihood,
-        lambda Y: gaussian_likelihood(BUILDER, config.likelihood_variance, Y),
+        lambda Y: _gaussian(config),
         num_data,
     )
     bounds = (PUBLIC_CODE_NUM_INDUCING, PUBLIC_CODE_NUM_INDUCING)
@@ -89,6 +99,17 @@ def build_aep_dgp(
         num_prediction_samples=config.num_prediction_samples,
         seed=seed,
     )
+
+
+def _gaussian(config: AEPDGPConfig) -> Gaussian:
+    """The default likelihood: a Gaussian of the config's initial variance and floor."""
+    floor = check_non_negative("likelihood_floor", config.likelihood_floor)
+    variance = config.likelihood_variance
+    if variance is None:
+        variance = max(PUBLIC_CODE_LIKELIHOOD_VARIANCE, 2 * floor)
+    if check_positive("likelihood_variance", variance) <= floor:
+        raise ValueError(f"likelihood_variance={variance:.3g} must exceed likelihood_floor={floor:.3g}")
+    return Gaussian(variance=variance, variance_lower_bound=floor or None)
 
 
 def _site_scale(plan: LayerPlan, scale: float) -> np.ndarray:

@@ -1,0 +1,87 @@
+"""What a likelihood noise floor costs on a table with little noise: Friedman's first function,
+y = 10 sin(π x₁x₂) + 20 (x₃ − ½)² + 10 x₄ + 5 x₅ + ε on ten uniform inputs (five irrelevant),
+whose noise ε ~ N(0, ``--noise``²) is about 1% of var(y) at the default 0.5, where a floor of 5%
+of the targets' variance is five times the noise.
+
+For each seed: ``--rows`` rows drawn with that seed, a random 90/10 split, X and y standardised
+on the training part; each builder trained as the calibration suite trains it (3,000 full-batch
+Adam steps at 0.01) with the calibration suite's ``floored`` likelihood (a Gaussian started at 0.1,
+bounded below by 0.05: 5% of the standardised targets' variance) and with ``unbounded`` (the same
+start, GPflow's own lower bound of 1e-6), scored on the test part in original units. Example::
+
+    python -m benchmarks noise_floor --builders aep_dgp --seeds 0-1 --results benchmarks/results/noise_floor.jsonl
+"""
+
+import argparse
+import time
+from typing import List, Optional
+
+import numpy as np
+
+from benchmarks.common import provenance, set_threads
+from benchmarks.suites.calibration import test_scores, trained
+from gpflow_deep.app.benchmark import append_result, parse_splits
+
+INPUTS = 10
+
+
+def friedman1(rows: int, noise: float, seed: int):
+    """X ``[rows, 10]`` uniform on the unit cube and y ``[rows, 1]``, Friedman's first function plus noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(rows, INPUTS))
+    f = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 20 * (X[:, 2] - 0.5) ** 2 + 10 * X[:, 3] + 5 * X[:, 4]
+    return X, (f + noise * rng.standard_normal(rows))[:, None]
+
+
+def standardised_split(X, Y, seed: int):
+    """A 90/10 split, X and Y standardised on the training part: training X, Y, test X, Y, y's std."""
+    order = np.random.default_rng(seed).permutation(len(X))
+    cut = int(round(0.9 * len(X)))
+    train, test = order[:cut], order[cut:]
+    x_mean, x_std = X[train].mean(0), X[train].std(0)
+    y_mean, y_std = Y[train].mean(), Y[train].std()
+    scale_x, scale_y = (lambda A: (A - x_mean) / x_std), (lambda B: (B - y_mean) / y_std)
+    return scale_x(X[train]), scale_y(Y[train]), scale_x(X[test]), scale_y(Y[test]), float(y_std)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks noise_floor",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--builders", nargs="+", default=["aep_dgp"])
+    parser.add_argument("--seeds", default="0-1")
+    parser.add_argument("--rows", type=int, default=500)
+    parser.add_argument("--noise", type=float, default=0.5, help="the noise's standard deviation")
+    parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--results", default=None, help="a JSON-lines file to append each run to")
+    args = parser.parse_args(argv)
+    set_threads(args.threads)
+    for seed in parse_splits(args.seeds):
+        X, Y = friedman1(args.rows, args.noise, seed)
+        X_train, Y_train, X_test, Y_test, y_std = standardised_split(X, Y, seed)
+        for name in args.builders:
+            builder = name if name.startswith("build_") else f"build_{name}"
+            for likelihood in ("floored", "unbounded"):
+                began = time.perf_counter()
+                model = trained(builder, X_train, Y_train, args.steps, seed, likelihood)
+                scores = test_scores(model, X_test, Y_test, y_std)
+                noise = float(np.mean(model.likelihood.variance.numpy()))
+                record = dict(builder=builder, seed=seed, rows=args.rows, noise=args.noise, steps=args.steps)
+                record.update(likelihood=likelihood, fitted_noise_variance=noise, **scores)
+                record.update(seconds=time.perf_counter() - began, threads=args.threads, **provenance())
+                print(
+                    f"{builder} seed {seed} {likelihood:9s}: test log-lik {scores['log_likelihood']:7.3f} "
+                    f"RMSE {scores['rmse']:6.3f} 90% coverage {scores['coverage_90']:.2f} "
+                    f"noise {noise:.2e} (standardised)  {record['seconds']:.0f} s",
+                    flush=True,
+                )
+                if args.results:
+                    append_result(args.results, record)
+    return 0
+
+
+if __name__ == "__main__":
+    main()
