@@ -21,9 +21,13 @@ _RANK_ROUNDING = 1e-9  # (n + 1) p a hair above an integer by rounding is that i
 
 
 def conformity_scores(y: np.ndarray, means: np.ndarray, variances: np.ndarray, log_weights: np.ndarray) -> np.ndarray:
-    """``[n]``: r = |2 F(y) − 1| of targets ``y: [n]`` under their mixtures (components ``[S, n]``)."""
-    # the weights' sum may round a CDF just above 1, where a score would leave [0, 1]
-    return np.minimum(np.abs(2.0 * mixture_cdf(y, means, variances, log_weights) - 1.0), 1.0)
+    """``[n]``: r = |2 F(y) − 1| = 1 − 2 min(F(y), 1 − F(y)) of targets ``y: [n]`` under their
+    mixtures (components ``[S, n]``), the nearer tail summed on its own side: far out it is exactly
+    0, where 1 − F would be the rounding of the weights' sum (±2e-16), so the score is exactly 1."""
+    y = np.asarray(y)
+    lower_tail = mixture_cdf(y, means, variances, log_weights)
+    upper_tail = mixture_cdf(-y, -np.asarray(means), variances, log_weights)  # P(Y ≥ y), by symmetry
+    return np.clip(1.0 - 2.0 * np.minimum(lower_tail, upper_tail), 0.0, 1.0)
 
 
 class ConformalLevels:

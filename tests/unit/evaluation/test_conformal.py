@@ -82,7 +82,8 @@ def test_model_intervals_are_the_predictive_mixtures(rng):
 
 
 def test_a_target_far_out_scores_one_even_where_the_weights_sum_rounds_above_one():
-    """Seven components of weight 1/7: far out, their CDF rounds to 1.0000000000000002."""
+    """Seven components of weight 1/7: far out, 1 − F would be the rounding of their sum (±2e-16,
+    by the order of the summation); the far tail itself is 0."""
     log_weights = np.full(7, -np.log(7.0))
     means, variances = np.zeros((7, 2)), np.ones((7, 2))
     scores = conformity_scores(np.array([50.0, -50.0]), means, variances, log_weights)
