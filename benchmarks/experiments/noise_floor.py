@@ -21,6 +21,7 @@ import numpy as np
 from benchmarks.common import provenance, set_threads
 from benchmarks.suites.calibration import test_scores, trained
 from gpflow_deep.app.benchmark import append_result, parse_splits
+from gpflow_deep.datasets.uci import Standardizer
 
 INPUTS = 10
 
@@ -34,14 +35,20 @@ def friedman1(rows: int, noise: float, seed: int):
 
 
 def standardised_split(X, Y, seed: int):
-    """A 90/10 split, X and Y standardised on the training part: training X, Y, test X, Y, y's std."""
+    """A 90/10 split by ``np.random.default_rng(seed)``'s permutation (the records' rows; ``uci_split``
+    draws another), X and Y standardised on the training part by the package's ``Standardizer``:
+    training X, Y, test X, Y and y's standard deviation."""
     order = np.random.default_rng(seed).permutation(len(X))
     cut = int(round(0.9 * len(X)))
     train, test = order[:cut], order[cut:]
-    x_mean, x_std = X[train].mean(0), X[train].std(0)
-    y_mean, y_std = Y[train].mean(), Y[train].std()
-    scale_x, scale_y = (lambda A: (A - x_mean) / x_std), (lambda B: (B - y_mean) / y_std)
-    return scale_x(X[train]), scale_y(Y[train]), scale_x(X[test]), scale_y(Y[test]), float(y_std)
+    x_scale, y_scale = Standardizer(X[train]), Standardizer(Y[train])
+    return (
+        x_scale.transform(X[train]),
+        y_scale.transform(Y[train]),
+        x_scale.transform(X[test]),
+        y_scale.transform(Y[test]),
+        float(y_scale.std[0]),
+    )
 
 
 def main(argv: Optional[List[str]] = None) -> int:
