@@ -3,11 +3,12 @@ y = 10 sin(π x₁x₂) + 20 (x₃ − ½)² + 10 x₄ + 5 x₅ + ε on ten unif
 whose noise ε ~ N(0, ``--noise``²) is about 1% of var(y) at the default 0.5, where a floor of 5%
 of the targets' variance is five times the noise.
 
-For each seed: ``--rows`` rows drawn with that seed, a random 90/10 split, X and y standardised
-on the training part; each builder trained as the calibration suite trains it (3,000 full-batch
-Adam steps at 0.01) with the calibration suite's ``floored`` likelihood (a Gaussian started at 0.1,
-bounded below by 0.05: 5% of the standardised targets' variance) and with ``unbounded`` (the same
-start, GPflow's own lower bound of 1e-6), scored on the test part in original units. Example::
+For each seed: ``--rows`` rows drawn with that seed, split 90/10 and standardised on the
+training part by the package's ``uci_split`` (split = seed); each builder trained as the
+calibration suite trains it (3,000 full-batch Adam steps at 0.01) with the calibration suite's
+``floored`` likelihood (a Gaussian started at 0.1, bounded below by 0.05: 5% of the standardised
+targets' variance) and with ``unbounded`` (the same start, GPflow's own lower bound of 1e-6),
+scored on the test part in original units. Example::
 
     python -m benchmarks noise_floor --builders aep_dgp --seeds 0-1 --results benchmarks/results/noise_floor.jsonl
 """
@@ -21,7 +22,7 @@ import numpy as np
 from benchmarks.common import provenance, set_threads
 from benchmarks.suites.calibration import test_scores, trained
 from gpflow_deep.app.benchmark import append_result, parse_splits
-from gpflow_deep.datasets.uci import Standardizer
+from gpflow_deep.datasets.uci import Dataset, Split, uci_split
 
 INPUTS = 10
 
@@ -34,21 +35,12 @@ def friedman1(rows: int, noise: float, seed: int):
     return X, (f + noise * rng.standard_normal(rows))[:, None]
 
 
-def standardised_split(X, Y, seed: int):
-    """A 90/10 split by ``np.random.default_rng(seed)``'s permutation (the records' rows; ``uci_split``
-    draws another), X and Y standardised on the training part by the package's ``Standardizer``:
-    training X, Y, test X, Y and y's standard deviation."""
-    order = np.random.default_rng(seed).permutation(len(X))
-    cut = int(round(0.9 * len(X)))
-    train, test = order[:cut], order[cut:]
-    x_scale, y_scale = Standardizer(X[train]), Standardizer(Y[train])
-    return (
-        x_scale.transform(X[train]),
-        y_scale.transform(Y[train]),
-        x_scale.transform(X[test]),
-        y_scale.transform(Y[test]),
-        float(y_scale.std[0]),
-    )
+def friedman1_split(rows: int, noise: float, seed: int) -> Split:
+    """``rows`` rows of :func:`friedman1` drawn with ``seed``, split 90/10 and standardised on the
+    training part as the UCI protocol splits a table (``uci_split``, split ``seed``)."""
+    X, Y = friedman1(rows, noise, seed)
+    names = tuple(f"x{i + 1}" for i in range(INPUTS))
+    return uci_split(Dataset("friedman1", X, Y, names, "y"), seed)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -67,14 +59,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     set_threads(args.threads)
     for seed in parse_splits(args.seeds):
-        X, Y = friedman1(args.rows, args.noise, seed)
-        X_train, Y_train, X_test, Y_test, y_std = standardised_split(X, Y, seed)
+        split = friedman1_split(args.rows, args.noise, seed)
         for name in args.builders:
             builder = name if name.startswith("build_") else f"build_{name}"
             for likelihood in ("floored", "unbounded"):
                 began = time.perf_counter()
-                model = trained(builder, X_train, Y_train, args.steps, seed, likelihood)
-                scores = test_scores(model, X_test, Y_test, y_std)
+                model = trained(builder, split.X_train, split.Y_train, args.steps, seed, likelihood)
+                scores = test_scores(model, split.X_test, split.Y_test, float(split.y_std[0]))
                 noise = float(np.mean(model.likelihood.variance.numpy()))
                 record = dict(builder=builder, seed=seed, rows=args.rows, noise=args.noise, steps=args.steps)
                 record.update(likelihood=likelihood, fitted_noise_variance=noise, **scores)

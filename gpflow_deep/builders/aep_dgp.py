@@ -9,7 +9,7 @@ from gpflow.likelihoods import Gaussian
 from gpflow_deep.builders.configuration import Presets, configure
 from gpflow_deep.builders.preparation import prepare_data
 from gpflow_deep.builders.stack import LayerPlan, StackFields, plan_from_data
-from gpflow_deep.core.validation import check_non_negative, check_positive
+from gpflow_deep.core.validation import check_above, check_non_negative
 from gpflow_deep.layers import AEPLayer
 from gpflow_deep.models.aep_dgp import AEPDGP
 
@@ -107,8 +107,7 @@ def _gaussian(config: AEPDGPConfig) -> Gaussian:
     variance = config.likelihood_variance
     if variance is None:
         variance = max(PUBLIC_CODE_LIKELIHOOD_VARIANCE, 2 * floor)
-    if check_positive("likelihood_variance", variance) <= floor:
-        raise ValueError(f"likelihood_variance={variance:.3g} must exceed likelihood_floor={floor:.3g}")
+    variance = check_above("likelihood_variance", variance, "likelihood_floor", floor)
     return Gaussian(variance=variance, variance_lower_bound=floor or None)
 
 

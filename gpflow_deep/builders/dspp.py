@@ -12,7 +12,7 @@ from gpflow_deep.builders.configuration import Presets, configure, log_choice
 from gpflow_deep.builders.initialisation import mean_column_variance
 from gpflow_deep.builders.preparation import prepare_data
 from gpflow_deep.builders.stack import KernelFactory, gp_layer_stack, plan_from_data
-from gpflow_deep.core.validation import check_choice, check_non_negative, check_positive, check_positive_int
+from gpflow_deep.core.validation import check_above, check_choice, check_non_negative, check_positive_int
 from gpflow_deep.likelihoods import LinearMixingGaussian
 from gpflow_deep.models.dspp import DSPP, BlendedLogLikelihood, gauss_hermite_sigma_points, random_sigma_points
 from gpflow_deep.objectives import DataTerm, predictive_log_likelihood
@@ -163,9 +163,7 @@ def _default_likelihood(config: DSPPConfig, Y: np.ndarray) -> Likelihood:
     if variance is None:
         start = max(NOISE_START_SHARE * scale, 2 * floor)
         variance = log_choice(BUILDER, "noise_variance", start, "10% of noise_scale, at least twice the floor")
-    variance = check_positive("noise_variance", variance)
-    if variance <= floor:
-        raise ValueError(f"noise_variance={variance:.3g} must exceed noise_floor={floor:.3g}")
+    variance = check_above("noise_variance", variance, "noise_floor", floor)
     P = Y.shape[1]
     if P == 1:
         return gpflow.likelihoods.Gaussian(variance=variance, variance_lower_bound=floor or None)

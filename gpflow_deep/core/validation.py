@@ -168,6 +168,14 @@ def check_positive(name: str, value) -> float:
     return float(value)
 
 
+def check_above(name: str, value, bound_name: str, bound: float) -> float:
+    """``value`` as a float, or a ValueError if it is not a finite number > 0 above ``bound``."""
+    value = check_positive(name, value)
+    if value <= bound:
+        raise ValueError(f"{name}={value:.3g} must exceed {bound_name}={bound:.3g}")
+    return value
+
+
 def check_choice(name: str, value, choices: Sequence[str]) -> str:
     """``value`` if it is one of ``choices``, else a ValueError listing them."""
     if not isinstance(value, str) or value not in choices:

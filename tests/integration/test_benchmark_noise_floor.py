@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from benchmarks.experiments.noise_floor import friedman1, standardised_split
+from benchmarks.experiments.noise_floor import friedman1, friedman1_split
 from benchmarks.suites.calibration import likelihood_named
+from gpflow_deep.datasets.uci import Dataset, uci_split
 
 
 def test_friedman_s_noise_is_about_one_percent_of_the_targets_variance():
@@ -15,15 +16,14 @@ def test_friedman_s_noise_is_about_one_percent_of_the_targets_variance():
     assert 0.009 < np.var(Y - f) / np.var(Y) < 0.012
 
 
-def test_the_split_standardises_on_its_training_part():
+def test_the_split_is_the_uci_protocol_s_split_of_the_drawn_rows():
     X, Y = friedman1(500, 0.5, seed=1)
-    X_train, Y_train, X_test, Y_test, y_std = standardised_split(X, Y, seed=1)
-    assert (len(X_train), len(X_test)) == (450, 50)
-    np.testing.assert_allclose(X_train.mean(0), 0.0, atol=1e-12)
-    np.testing.assert_allclose(X_train.std(0), 1.0, rtol=1e-12)
-    assert Y_train.mean() == pytest.approx(0.0, abs=1e-12) and Y_train.std() == pytest.approx(1.0, rel=1e-12)
-    rescaled = np.sort(np.concatenate([Y_train, Y_test])[:, 0]) * y_std  # every row, back in y's units
-    np.testing.assert_allclose(rescaled - rescaled[0], np.sort(Y[:, 0]) - np.sort(Y[:, 0])[0], atol=1e-9)
+    split = friedman1_split(500, 0.5, seed=1)
+    expected = uci_split(Dataset("any", X, Y, tuple("abcdefghij"), "y"), 1)
+    assert (len(split.X_train), len(split.X_test)) == (450, 50)
+    for name in ("X_train", "Y_train", "X_test", "Y_test", "y_std"):
+        np.testing.assert_array_equal(getattr(split, name), getattr(expected, name))
+    np.testing.assert_allclose(split.Y_train.std(), 1.0, rtol=1e-12)
 
 
 def test_unbounded_is_the_floored_gaussian_without_its_floor():

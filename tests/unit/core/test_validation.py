@@ -6,6 +6,7 @@ import pytest
 
 import gpflow_deep as gd
 from gpflow_deep import DeepGP, GPLayer
+from gpflow_deep.core.validation import check_above
 
 
 @pytest.fixture
@@ -49,3 +50,14 @@ def test_layer_stacks_are_checked(rng):
         DeepGP([second], likelihood, num_data=0)
     with pytest.raises(ValueError, match="num_samples must be a positive integer"):
         DeepGP([second], likelihood, num_data=10, num_samples=1.5)
+
+
+def test_a_value_above_a_bound_is_checked():
+    assert check_above("noise", np.float64(0.2), "floor", 0.1) == 0.2
+    assert check_above("noise", 1e-9, "floor", 0.0) == 1e-9
+    with pytest.raises(ValueError, match="noise=0.1 must exceed floor=0.1"):
+        check_above("noise", 0.1, "floor", 0.1)
+    with pytest.raises(ValueError, match="noise must be positive"):
+        check_above("noise", 0.0, "floor", 0.0)
+    with pytest.raises(TypeError, match="noise must be a number"):
+        check_above("noise", "0.2", "floor", 0.1)
