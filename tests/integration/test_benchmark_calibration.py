@@ -75,7 +75,9 @@ def test_a_calibrated_run_is_read_against_nominal_within_two_points():
     [(key, grouped_runs)] = grouped(runs, splits=[1000, 1003], steps=3000).items()
     line = row(key, grouped_runs)
     assert "2 (1000, 1003)" in line and "calibrated 0.500 / 0.800 / 0.910 / 0.950" in line
-    assert "mean met, worst met, calibrated 90% within ±0.02" in line
+    assert "mean met, worst met, calibrated every level within ±0.02" in line
+    short = [run | {"calibrated_coverage_80": 0.775} for run in grouped_runs]
+    assert row(key, short).endswith("mean met, worst met, calibrated 80% outside ±0.02 |")
 
 
 def test_a_floored_likelihood_keeps_its_noise_above_the_floor():
