@@ -1,7 +1,8 @@
 """The tables of ``docs/benchmarks.md`` §12 from ``benchmarks/results/calibration.jsonl``: per
 builder, data set, likelihood and calibration fraction, over the splits run, the mean test
 log-likelihood (standard error), the worst split, the mean coverage of the central 50/80/90/95%
-intervals (and of the calibrated ones), the range of the 90% coverage, and issue 34's bars.
+intervals (and of the calibrated ones), the range of the 90% coverage, and issue 34's bars; then
+the PIT histograms of the runs without calibration, summed over the splits.
 
 Examples::
 
@@ -97,6 +98,25 @@ def table(groups: Dict[tuple, List[Dict]]) -> str:
     return "\n".join([header] + [row(key, records) for key, records in groups.items()])
 
 
+def pit_table(groups: Dict[tuple, List[Dict]]) -> str:
+    """The PIT histograms of the runs without calibration, summed over each group's splits: the
+    count of test targets whose F(y) falls in each tenth, beside the count each tenth expects."""
+    header = (
+        "| builder | data set | likelihood | splits | test points | targets per tenth of F(y), summed "
+        "| expected per tenth |\n|---|---|---|---|---|---|---|"
+    )
+    rows = []
+    for (builder, dataset, likelihood, fraction), records in groups.items():
+        if fraction:
+            continue
+        counts = np.sum([record["pit_histogram"] for record in records], axis=0)
+        rows.append(
+            f"| {builder.removeprefix('build_')} | {dataset} | {likelihood} | {len(records)} | {counts.sum()} "
+            f"| {', '.join(str(int(count)) for count in counts)} | {counts.sum() / len(counts):.1f} |"
+        )
+    return "\n".join([header] + rows)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks calibration_summary",
@@ -108,7 +128,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--steps", type=int, default=3000)
     args = parser.parse_args(argv)
     splits = None if args.splits is None else parse_splits(args.splits)
-    print(table(grouped(read_results(args.results), splits, args.steps)))
+    groups = grouped(read_results(args.results), splits, args.steps)
+    print(table(groups))
+    print()
+    print(pit_table(groups))
     return 0
 
 

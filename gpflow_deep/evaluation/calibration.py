@@ -19,7 +19,8 @@ _SQRT_2PI = np.sqrt(2.0 * np.pi)
 def mixture_cdf(y: np.ndarray, means: np.ndarray, variances: np.ndarray, log_weights: np.ndarray) -> np.ndarray:
     """``[N]``: P(Y ≤ y_n) under the mixture at each point (``y: [N]``, components ``[S, N]``)."""
     weights = np.exp(np.asarray(log_weights))[:, None]
-    return np.sum(weights * ndtr((np.asarray(y)[None] - means) / np.sqrt(variances)), axis=0)
+    cdf = np.sum(weights * ndtr((np.asarray(y)[None] - means) / np.sqrt(variances)), axis=0)
+    return np.clip(cdf, 0.0, 1.0)  # weights summing to 1 + 1e-16 would put a far target above 1
 
 
 def mixture_quantile(

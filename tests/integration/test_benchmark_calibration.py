@@ -6,7 +6,7 @@ from scipy.stats import norm
 
 from benchmarks.experiments.worst_points import per_row
 from benchmarks.suites.calibration import _scored, trained
-from benchmarks.suites.calibration_summary import grouped, row
+from benchmarks.suites.calibration_summary import grouped, pit_table, row
 
 
 def test_one_gaussian_per_point_scores_its_own_density_and_coverage():
@@ -66,6 +66,15 @@ def test_the_summary_keeps_the_latest_run_of_each_split_and_reads_the_bars():
     assert f"{scores.mean():.3f} ({scores.std(ddof=1) / np.sqrt(3):.3f})" in line
     assert "-2.900 (1002)" in line and "3 (1000–1002)" in line
     assert "mean not met, worst not met, 90% within 0.87–0.93" in line
+
+
+def test_the_pit_table_sums_the_uncalibrated_histograms():
+    histograms = ([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [9, 8, 7, 6, 5, 4, 3, 2, 1, 0])
+    runs = [_record(1000 + i, -2.3, 0.9, pit_histogram=h) for i, h in enumerate(histograms)]
+    calibrated = [_record(1000, -2.3, 0.9, fraction=0.2, pit_histogram=[1] * 10)]
+    lines = pit_table(grouped(runs + calibrated, splits=None, steps=3000)).splitlines()
+    assert len(lines) == 3  # the header, its rule and one row: the calibrated run has none
+    assert lines[2] == "| deep_gp | boston | default | 2 | 90 | 9, 9, 9, 9, 9, 9, 9, 9, 9, 9 | 9.0 |"
 
 
 def test_a_calibrated_run_is_read_against_nominal_within_two_points():

@@ -8,6 +8,7 @@ from gpflow_deep.evaluation.calibration import (
     central_interval,
     central_interval_hits,
     interval_coverage,
+    mixture_cdf,
     mixture_quantile,
 )
 
@@ -48,3 +49,13 @@ def test_coverage_of_calibrated_predictions_is_the_level():
 def test_levels_outside_zero_one_are_refused():
     with pytest.raises(ValueError, match="level must be in"):
         central_interval(1.0, np.zeros((1, 1)), np.ones((1, 1)), np.zeros(1))
+
+
+def test_the_mixture_cdf_stays_in_zero_one_when_its_weights_round_above_one():
+    log_weights = np.full(6, -np.log(6.0))  # exp of these sums to 1 + 2e-16 in float64
+    means, variances = np.zeros((6, 3)), np.ones((6, 3))
+    cdf = mixture_cdf(np.array([-60.0, 0.0, 60.0]), means, variances, log_weights)
+    assert cdf[2] == 1.0 and cdf[0] == 0.0
+    np.testing.assert_allclose(cdf[1], 0.5, rtol=1e-15)
+    counts = np.histogram(cdf, bins=10, range=(0, 1))[0]
+    assert counts.sum() == 3  # a value above 1 would fall outside the histogram
