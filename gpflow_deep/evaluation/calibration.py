@@ -20,7 +20,7 @@ def mixture_cdf(y: np.ndarray, means: np.ndarray, variances: np.ndarray, log_wei
     """``[N]``: P(Y ≤ y_n) under the mixture at each point (``y: [N]``, components ``[S, N]``)."""
     weights = np.exp(np.asarray(log_weights))[:, None]
     cdf = np.sum(weights * ndtr((np.asarray(y)[None] - means) / np.sqrt(variances)), axis=0)
-    return np.clip(cdf, 0.0, 1.0)  # weights summing to 1 + 1e-16 would put a far target above 1
+    return np.clip(cdf, 0.0, 1.0)  # weights whose sum rounds above 1 would put a far target above 1
 
 
 def mixture_quantile(
