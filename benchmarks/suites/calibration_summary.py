@@ -2,7 +2,8 @@
 builder, data set, likelihood and calibration fraction, over the splits run, the mean test
 log-likelihood (standard error), the worst split, the mean coverage of the central 50/80/90/95%
 intervals (and of the calibrated ones), the range of the 90% coverage, and issue 34's bars; then
-the PIT histograms of the runs without calibration, summed over the splits.
+the PIT histograms of the runs without calibration, summed over the splits, and those runs split
+by split (test log-likelihood and 90% coverage).
 
 Examples::
 
@@ -117,6 +118,23 @@ def pit_table(groups: Dict[tuple, List[Dict]]) -> str:
     return "\n".join([header] + rows)
 
 
+def split_table(groups: Dict[tuple, List[Dict]]) -> str:
+    """Every run without calibration, split by split: its test log-likelihood and, in brackets,
+    its 90% coverage; one row per group, one column per split seed that any group ran."""
+    plain = {key: records for key, records in groups.items() if not key[3]}
+    seeds = sorted({record["split"] for records in plain.values() for record in records})
+    header = "| builder | data set | likelihood | " + " | ".join(map(str, seeds)) + " |"
+    rows = [header, "|---|---|---|" + "---|" * len(seeds)]
+    for (builder, dataset, likelihood, _), records in plain.items():
+        by_split = {record["split"]: record for record in records}
+        cells = [
+            f"{by_split[seed]['log_likelihood']:.2f} ({by_split[seed]['coverage_90']:.2f})" if seed in by_split else ""
+            for seed in seeds
+        ]
+        rows.append(f"| {builder.removeprefix('build_')} | {dataset} | {likelihood} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks calibration_summary",
@@ -132,6 +150,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(table(groups))
     print()
     print(pit_table(groups))
+    print()
+    print(split_table(groups))
     return 0
 
 

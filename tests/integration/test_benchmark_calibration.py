@@ -6,7 +6,7 @@ from scipy.stats import norm
 
 from benchmarks.experiments.worst_points import per_row
 from benchmarks.suites.calibration import _scored, trained
-from benchmarks.suites.calibration_summary import grouped, pit_table, row
+from benchmarks.suites.calibration_summary import grouped, pit_table, row, split_table
 
 
 def test_one_gaussian_per_point_scores_its_own_density_and_coverage():
@@ -75,6 +75,15 @@ def test_the_pit_table_sums_the_uncalibrated_histograms():
     lines = pit_table(grouped(runs + calibrated, splits=None, steps=3000)).splitlines()
     assert len(lines) == 3  # the header, its rule and one row: the calibrated run has none
     assert lines[2] == "| deep_gp | boston | default | 2 | 90 | 9, 9, 9, 9, 9, 9, 9, 9, 9, 9 | 9.0 |"
+
+
+def test_the_split_table_has_a_column_per_split_and_leaves_unrun_ones_empty():
+    runs = [_record(1000, -2.345, 0.9), _record(1002, -2.5, 0.875), _record(1000, -3.0, 0.85, dataset="concrete")]
+    runs.append(_record(1001, -2.2, 0.9, fraction=0.2))  # calibrated: not in this table
+    lines = split_table(grouped(runs, splits=None, steps=3000)).splitlines()
+    assert lines[0] == "| builder | data set | likelihood | 1000 | 1002 |"
+    assert lines[2] == "| deep_gp | boston | default | -2.35 (0.90) | -2.50 (0.88) |"
+    assert lines[3] == "| deep_gp | concrete | default | -3.00 (0.85) |  |"
 
 
 def test_a_calibrated_run_is_read_against_nominal_within_two_points():
