@@ -99,6 +99,11 @@ def table(groups: Dict[tuple, List[Dict]]) -> str:
     return "\n".join([header] + [row(key, records) for key, records in groups.items()])
 
 
+def _uncalibrated(groups: Dict[tuple, List[Dict]]) -> Dict[tuple, List[Dict]]:
+    """The groups of runs without calibration (calibration fraction 0)."""
+    return {key: records for key, records in groups.items() if not key[3]}
+
+
 def pit_table(groups: Dict[tuple, List[Dict]]) -> str:
     """The PIT histograms of the runs without calibration, summed over each group's splits: the
     count of test targets whose F(y) falls in each tenth, beside the count each tenth expects."""
@@ -107,9 +112,7 @@ def pit_table(groups: Dict[tuple, List[Dict]]) -> str:
         "| expected per tenth |\n|---|---|---|---|---|---|---|"
     )
     rows = []
-    for (builder, dataset, likelihood, fraction), records in groups.items():
-        if fraction:
-            continue
+    for (builder, dataset, likelihood, _), records in _uncalibrated(groups).items():
         counts = np.sum([record["pit_histogram"] for record in records], axis=0)
         rows.append(
             f"| {builder.removeprefix('build_')} | {dataset} | {likelihood} | {len(records)} | {counts.sum()} "
@@ -121,7 +124,7 @@ def pit_table(groups: Dict[tuple, List[Dict]]) -> str:
 def split_table(groups: Dict[tuple, List[Dict]]) -> str:
     """Every run without calibration, split by split: its test log-likelihood and, in brackets,
     its 90% coverage; one row per group, one column per split seed that any group ran."""
-    plain = {key: records for key, records in groups.items() if not key[3]}
+    plain = _uncalibrated(groups)
     seeds = sorted({record["split"] for records in plain.values() for record in records})
     header = "| builder | data set | likelihood | " + " | ".join(map(str, seeds)) + " |"
     rows = [header, "|---|---|---|" + "---|" * len(seeds)]
