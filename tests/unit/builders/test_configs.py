@@ -63,14 +63,18 @@ def assert_same_model(first, second):
 @pytest.mark.parametrize("name", sorted(calls()))
 def test_the_calls_of_before_the_configs_give_the_same_models(name):
     """The old keywords (``paper_defaults=True``, ``setup="paper"``, a positional ``subset_size``)
-    build what they built on main before the configs (``legacy_calls.json``), to 1e-10."""
+    build what they built on main before the configs (``legacy_calls.json``), to 1e-10 (random
+    features to 1e-6)."""
     with open(PATH) as file:
         reference = json.load(file)[name]
     today = digest(*build(name))
     assert sorted(today) == sorted(reference)
+    # random features' cos and sin are float32's since the digests were written (their initial
+    # weights are fitted to the features): float32's rounding, 1e-6 relative, bounds the change
+    rtol = 1e-6 if name.startswith("random_feature_dgp") else 1e-10
     for key, expected in reference.items():
         np.testing.assert_allclose(
-            np.array(today[key], float), np.array(expected, float), rtol=1e-10, atol=1e-12, err_msg=key
+            np.array(today[key], float), np.array(expected, float), rtol=rtol, atol=1e-12, err_msg=key
         )
 
 

@@ -100,8 +100,15 @@ def check_predictive(builder, set_up):
         expected = gaussian_mixture_log_density(mixture, Y, model.likelihood.variance.numpy())
         np.testing.assert_allclose(log_density, expected, rtol=1e-8, atol=1e-8)
     model.prediction_batch_size = set_up["chunk"]
+    rtol = CHUNK_RTOL.get(builder, 1e-10)
     for chunked, whole in zip(model.predict_y(X, num_samples=S, seed=1), (y_mean, y_var)):
-        np.testing.assert_allclose(chunked.numpy(), whole, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(chunked.numpy(), whole, rtol=rtol, atol=1e-12)
+
+
+# The chunk size changes float64 round-off in the products before the features, and random features
+# round their angles to float32 for the trigonometry (feature_maps.cosines_and_sines), where a
+# difference of 1e-16 can move an angle by one float32 step: their tolerance is float32's.
+CHUNK_RTOL = {"build_random_feature_dgp": 1e-6}
 
 
 PROPERTY_SETTINGS = settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
@@ -132,4 +139,4 @@ def test_monte_carlo_predictions_do_not_depend_on_the_chunk_size(builder):
     model.prediction_batch_size = 37
     chunked = [model.predict_y(X, num_samples=3, seed=1)[0], model.predict_log_density(data, num_samples=3, seed=1)]
     for part, reference in zip(chunked, whole):
-        np.testing.assert_allclose(part.numpy(), reference.numpy(), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(part.numpy(), reference.numpy(), rtol=CHUNK_RTOL.get(builder, 1e-10), atol=1e-12)
