@@ -41,9 +41,8 @@ def test_feature_inner_products_estimate_the_kernels_within_monte_carlo_error(rn
         estimate, standard_error = terms.mean(-1), terms.std(-1) / np.sqrt(num_features)
         exact = kernel.K(X).numpy()
         np.testing.assert_allclose(estimate, phi @ phi.T, rtol=1e-10)
-        rounding = (
-            1e-7  # cos and sin are float32's (feature_maps.cosines_and_sines); the diagonal's error is all rounding
-        )
+        # cos and sin are float32's (feature_maps.cosines_and_sines): the diagonal's error is all rounding
+        rounding = 1e-7
         assert np.all(np.abs(estimate - exact) <= 4.5 * standard_error + rounding), (kernel.name, estimate - exact)
         if num_features == 30_000:  # and the error has shrunk with N_RF
             assert np.max(np.abs(estimate - exact)) < 0.05 * np.max(exact)
