@@ -36,9 +36,8 @@ def cosines_and_sines(projections: tf.Tensor):
     This TensorFlow build's float64 sine and cosine are scalar library calls, 8 times slower than
     its vectorised float32 ones with the casts, and at 10,000 rows they were half of a float64
     step: the features carry float32's rounding (about 1e-7 absolute), far below what a likelihood
-    resolves. The
-    gradient −sin P ∘ ḡ_cos + cos P ∘ ḡ_sin reuses the forward pass's cosines and sines (autodiff
-    of ``tf.cos`` and ``tf.sin`` evaluates both again)."""
+    resolves. The gradient −sin P ∘ ḡ_cos + cos P ∘ ḡ_sin reuses the forward pass's cosines and
+    sines (autodiff of ``tf.cos`` and ``tf.sin`` evaluates both again)."""
     angles = tf.cast(projections, tf.float32)
     cos, sin = (tf.cast(values, projections.dtype) for values in (tf.cos(angles), tf.sin(angles)))
 

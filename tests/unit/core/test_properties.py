@@ -77,6 +77,17 @@ def mixture_moments(mixture):
     return mean, np.sum(weights * (variances + (means - mean) ** 2), axis=0)
 
 
+# The chunk size changes float64 round-off in the products before the features, and random features
+# round their angles to float32 for the trigonometry (feature_maps.cosines_and_sines), where a
+# difference of 1e-16 can move an angle by one float32 step: their tolerance is float32's.
+CHUNK_RTOL = {"build_random_feature_dgp": 1e-6}
+
+
+def chunk_rtol(builder: str) -> float:
+    """The relative tolerance of predictions made in other chunks: 1e-10, or float32's (above)."""
+    return CHUNK_RTOL.get(builder, 1e-10)
+
+
 def check_predictive(builder, set_up):
     X, Y, S = set_up["X"], set_up["Y"], set_up["num_samples"]
     model = getattr(gd, builder)(X, Y, seed=0, **set_up["options"])
@@ -100,15 +111,8 @@ def check_predictive(builder, set_up):
         expected = gaussian_mixture_log_density(mixture, Y, model.likelihood.variance.numpy())
         np.testing.assert_allclose(log_density, expected, rtol=1e-8, atol=1e-8)
     model.prediction_batch_size = set_up["chunk"]
-    rtol = CHUNK_RTOL.get(builder, 1e-10)
     for chunked, whole in zip(model.predict_y(X, num_samples=S, seed=1), (y_mean, y_var)):
-        np.testing.assert_allclose(chunked.numpy(), whole, rtol=rtol, atol=1e-12)
-
-
-# The chunk size changes float64 round-off in the products before the features, and random features
-# round their angles to float32 for the trigonometry (feature_maps.cosines_and_sines), where a
-# difference of 1e-16 can move an angle by one float32 step: their tolerance is float32's.
-CHUNK_RTOL = {"build_random_feature_dgp": 1e-6}
+        np.testing.assert_allclose(chunked.numpy(), whole, rtol=chunk_rtol(builder), atol=1e-12)
 
 
 PROPERTY_SETTINGS = settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
@@ -139,4 +143,4 @@ def test_monte_carlo_predictions_do_not_depend_on_the_chunk_size(builder):
     model.prediction_batch_size = 37
     chunked = [model.predict_y(X, num_samples=3, seed=1)[0], model.predict_log_density(data, num_samples=3, seed=1)]
     for part, reference in zip(chunked, whole):
-        np.testing.assert_allclose(part.numpy(), reference.numpy(), rtol=CHUNK_RTOL.get(builder, 1e-10), atol=1e-12)
+        np.testing.assert_allclose(part.numpy(), reference.numpy(), rtol=chunk_rtol(builder), atol=1e-12)
