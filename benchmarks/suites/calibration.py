@@ -18,6 +18,10 @@ with a squared-exponential ARD kernel, hyperparameters by L-BFGS on the marginal
 maximum likelihood), scored the same way (its records carry ``--steps`` only so as to be read beside
 the others').
 
+``--options JSON`` passes builder fields (a variant of the defaults, e.g. ``'{"num_features": 200}'``);
+its records carry them under ``options`` and the summary shows each variant as a row of its own.
+Variants are chosen on tuning seeds (2000 onwards), never on the fresh 1000-1039.
+
 ``--calibration-fraction F`` runs the calibrated option instead: the model trains on the first
 1 − F of the (shuffled) training part, ``gd.evaluation.conformal.calibrate`` scores the remaining F,
 and the test part gets both the raw and the calibrated coverage of each level.
@@ -32,6 +36,7 @@ Examples::
 """
 
 import argparse
+import json
 import os
 import time
 from typing import List, Optional
@@ -48,12 +53,14 @@ LIKELIHOODS = ("studentt", "floored", "unbounded")
 """Likelihoods passed instead of a builder's default (``--likelihood``): :func:`likelihood_named`."""
 
 
-def trained(builder: str, X, Y, steps: int, seed: int, likelihood: str = "default"):
-    """``build_<name>(X, Y)`` trained by ``steps`` full-batch Adam steps; ``likelihood`` one of
-    :data:`LIKELIHOODS`, passed instead of the builder's default unless ``"default"``."""
+def trained(builder: str, X, Y, steps: int, seed: int, likelihood: str = "default", options: Optional[dict] = None):
+    """``build_<name>(X, Y, **options)`` trained by ``steps`` full-batch Adam steps; ``likelihood``
+    one of :data:`LIKELIHOODS`, passed instead of the builder's default unless ``"default"``."""
     import gpflow_deep as gd
 
-    options = {} if likelihood == "default" else {"likelihood": likelihood_named(likelihood)}
+    options = dict(options or {})
+    if likelihood != "default":
+        options["likelihood"] = likelihood_named(likelihood)
     model = getattr(gd, builder)(X, Y, **options)
     gd.fit(model, (X, Y), steps, learning_rate=0.01, seed=seed, progress=False)
     return model
@@ -150,10 +157,10 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
         order = np.random.default_rng(split).permutation(len(X))
         held = int(round(args.calibration_fraction * len(X)))
         fit_rows, calibration_rows = order[held:], order[:held]
-        model = trained(builder, X[fit_rows], Y[fit_rows], args.steps, split, args.likelihood)
+        model = trained(builder, X[fit_rows], Y[fit_rows], args.steps, split, args.likelihood, args.options)
         calibration = calibrate(model, X[calibration_rows], Y[calibration_rows])
     else:
-        model = trained(builder, X, Y, args.steps, split, args.likelihood)
+        model = trained(builder, X, Y, args.steps, split, args.likelihood, args.options)
     seconds = time.perf_counter() - began
     exact_density = args.likelihood == "studentt"
     scores = test_scores(model, part.X_test, part.Y_test, y_std, calibration, exact_density)
@@ -163,6 +170,8 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
 def _record(builder: str, dataset: str, split: int, num_train: int, args, scores: dict, seconds: float) -> dict:
     record = dict(builder=builder, dataset=dataset, split=split, steps=args.steps, num_train=num_train)
     record.update(calibration_fraction=args.calibration_fraction, likelihood=args.likelihood, **scores)
+    if args.options:
+        record["options"] = args.options
     record.update(seconds=seconds, threads=args.threads, **provenance())
     return record
 
@@ -183,12 +192,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         default="default",
         help="studentt: Student-t, 3 dof; floored: Gaussian, variance at least 0.05; unbounded: Gaussian from 0.1",
     )
+    parser.add_argument("--options", type=json.loads, default={}, help="builder fields as JSON (a variant)")
     parser.add_argument("--calibration-fraction", type=float, default=0.0, help="hold out F of the training rows")
     parser.add_argument("--threads", type=int, default=1, help="TensorFlow intra- and inter-op threads (0: TF's)")
     parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "calibration.jsonl"))
     args = parser.parse_args(argv)
-    if EXACT_GP in args.builders and (args.likelihood != "default" or args.calibration_fraction):
-        parser.error("exact_gp is the Gaussian reference: run it without --likelihood and --calibration-fraction")
+    if EXACT_GP in args.builders and (args.likelihood != "default" or args.calibration_fraction or args.options):
+        parser.error(
+            "exact_gp is the Gaussian reference: run it without --likelihood, --options and --calibration-fraction"
+        )
     set_threads(args.threads)
     done = {
         (r["builder"], r["dataset"], r["split"])
@@ -196,6 +208,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         if r["steps"] == args.steps
         and r["calibration_fraction"] == args.calibration_fraction
         and r.get("likelihood", "default") == args.likelihood
+        and r.get("options", {}) == args.options
     }
     for name in args.builders:
         builder = name if name.startswith("build_") or name == EXACT_GP else f"build_{name}"

@@ -12,6 +12,7 @@ Examples::
 """
 
 import argparse
+import json
 import os
 from collections import defaultdict
 from typing import Dict, List, Optional, Sequence
@@ -30,13 +31,16 @@ COVERAGE_BAND = (0.87, 0.93)
 
 def grouped(records: Sequence[Dict], splits: Optional[Sequence[int]], steps: int) -> Dict[tuple, List[Dict]]:
     """Records keyed by (builder, data set, likelihood, calibration fraction), one per split (the
-    latest), sorted by split; only ``splits`` (all if None) and runs of ``steps`` steps."""
+    latest), sorted by split; a variant's builder is named with its options; only ``splits`` (all
+    if None) and runs of ``steps`` steps."""
     latest: Dict[tuple, Dict] = {}
     for record in records:
         if record["steps"] != steps or (splits is not None and record["split"] not in splits):
             continue
         likelihood = record.get("likelihood", "default")
-        key = (record["builder"], record["dataset"], likelihood, record["calibration_fraction"], record["split"])
+        options = record.get("options")
+        builder = record["builder"] + (" " + json.dumps(options, sort_keys=True) if options else "")
+        key = (builder, record["dataset"], likelihood, record["calibration_fraction"], record["split"])
         latest[key] = record
     groups: Dict[tuple, List[Dict]] = defaultdict(list)
     for key in sorted(latest, key=lambda k: (k[1], k[0], k[2], k[3], k[4])):

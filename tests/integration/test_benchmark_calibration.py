@@ -105,3 +105,18 @@ def test_a_floored_likelihood_keeps_its_noise_above_the_floor():
     variance = model.likelihood.variance
     variance.unconstrained_variable.assign(-50.0)  # as far down as training could push it
     assert float(variance.numpy()) == pytest.approx(0.05)
+
+
+def test_a_variant_of_the_defaults_is_a_row_of_its_own_named_by_its_options():
+    runs = [_record(2000, -2.5, 0.9), _record(2000, -2.7, 0.9, options={"num_features": 300})]
+    groups = grouped(runs, splits=None, steps=3000)
+    assert sorted(key[0] for key in groups) == ["build_deep_gp", 'build_deep_gp {"num_features": 300}']
+    [variant] = [runs for key, runs in groups.items() if "num_features" in key[0]]
+    assert [run["log_likelihood"] for run in variant] == [-2.7]
+
+
+def test_the_options_reach_the_builder():
+    rng = np.random.default_rng(0)
+    X, Y = rng.standard_normal((40, 2)), rng.standard_normal((40, 1))
+    model = trained("build_random_feature_dgp", X, Y, steps=1, seed=0, options={"num_features": 7})
+    assert model.layers[0].w_mean.shape[0] == 2 * 7  # a cosine and a sine per feature
