@@ -22,6 +22,10 @@ the others').
 its records carry them under ``options`` and the summary shows each variant as a row of its own.
 Variants are chosen on tuning seeds (2000 onwards), never on the fresh 1000-1039.
 
+``--validation-fraction F`` holds out F of the training part and stops on it: at most ``--steps``
+steps, a held-out check every 100, stopped after ``--patience`` checks without a gain and put back
+at the best one (``gd.fit``'s ``validation_data``, ``patience``); records carry the best iteration.
+
 ``--calibration-fraction F`` runs the calibrated option instead: the model trains on the first
 1 − F of the (shuffled) training part, ``gd.evaluation.conformal.calibrate`` scores the remaining F,
 and the test part gets both the raw and the calibrated coverage of each level.
@@ -49,21 +53,51 @@ from gpflow_deep.app.benchmark import append_result, parse_splits, read_results
 LEVELS = (0.5, 0.8, 0.9, 0.95)
 PIT_BINS = 10
 EXACT_GP = "exact_gp"
+STOPPING_CHECK_EVERY = 100
+"""Steps between the held-out checks of ``--validation-fraction`` runs."""
 LIKELIHOODS = ("studentt", "floored", "unbounded")
 """Likelihoods passed instead of a builder's default (``--likelihood``): :func:`likelihood_named`."""
 
 
 def trained(builder: str, X, Y, steps: int, seed: int, likelihood: str = "default", options: Optional[dict] = None):
-    """``build_<name>(X, Y, **options)`` trained by ``steps`` full-batch Adam steps; ``likelihood``
-    one of :data:`LIKELIHOODS`, passed instead of the builder's default unless ``"default"``."""
+    """``build_<name>(X, Y, **options)`` (:func:`built`) trained by ``steps`` full-batch Adam steps."""
+    import gpflow_deep as gd
+
+    model = built(builder, X, Y, likelihood, options)
+    gd.fit(model, (X, Y), steps, learning_rate=0.01, seed=seed, progress=False)
+    return model
+
+
+def built(builder: str, X, Y, likelihood: str = "default", options: Optional[dict] = None):
+    """``build_<name>(X, Y, **options)``; ``likelihood`` one of :data:`LIKELIHOODS`, passed instead
+    of the builder's default unless ``"default"``."""
     import gpflow_deep as gd
 
     options = dict(options or {})
     if likelihood != "default":
         options["likelihood"] = likelihood_named(likelihood)
-    model = getattr(gd, builder)(X, Y, **options)
-    gd.fit(model, (X, Y), steps, learning_rate=0.01, seed=seed, progress=False)
-    return model
+    return getattr(gd, builder)(X, Y, **options)
+
+
+def stopped_on_held_out(builder: str, X, Y, held_out: tuple, args, seed: int):
+    """The model trained on (X, Y) for at most ``args.steps`` full-batch Adam steps, stopped once
+    the held-out log-density has not improved for ``args.patience`` checks of 100 steps, with the
+    best check's parameters; and that check's iteration."""
+    import gpflow_deep as gd
+
+    model = built(builder, X, Y, args.likelihood, args.options)
+    result = gd.fit(
+        model,
+        (X, Y),
+        args.steps,
+        learning_rate=0.01,
+        seed=seed,
+        progress=False,
+        validation_data=held_out,
+        patience=args.patience,
+        monitor_every=STOPPING_CHECK_EVERY,
+    )
+    return model, result.best_iteration
 
 
 def likelihood_named(name: str):
@@ -153,17 +187,26 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
     if builder == EXACT_GP:
         scores = _scored(part.Y_test * y_std, exact_gp_mixture(X, Y, part.X_test, y_std))
         return _record(builder, dataset, split, len(X), args, scores, time.perf_counter() - began)
+    order = np.random.default_rng(split).permutation(len(X))
+    stopped_at = None
     if args.calibration_fraction:
-        order = np.random.default_rng(split).permutation(len(X))
         held = int(round(args.calibration_fraction * len(X)))
         fit_rows, calibration_rows = order[held:], order[:held]
         model = trained(builder, X[fit_rows], Y[fit_rows], args.steps, split, args.likelihood, args.options)
         calibration = calibrate(model, X[calibration_rows], Y[calibration_rows])
+    elif args.validation_fraction:
+        held = int(round(args.validation_fraction * len(X)))
+        fit_rows, held_rows = order[held:], order[:held]
+        model, stopped_at = stopped_on_held_out(
+            builder, X[fit_rows], Y[fit_rows], (X[held_rows], Y[held_rows]), args, split
+        )
     else:
         model = trained(builder, X, Y, args.steps, split, args.likelihood, args.options)
     seconds = time.perf_counter() - began
     exact_density = args.likelihood == "studentt"
     scores = test_scores(model, part.X_test, part.Y_test, y_std, calibration, exact_density)
+    if args.validation_fraction:
+        scores.update(validation_fraction=args.validation_fraction, patience=args.patience, best_iteration=stopped_at)
     return _record(builder, dataset, split, len(X), args, scores, seconds)
 
 
@@ -193,10 +236,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         help="studentt: Student-t, 3 dof; floored: Gaussian, variance at least 0.05; unbounded: Gaussian from 0.1",
     )
     parser.add_argument("--options", type=json.loads, default={}, help="builder fields as JSON (a variant)")
+    parser.add_argument(
+        "--validation-fraction", type=float, default=0.0, help="hold out F of the training rows to stop on"
+    )
+    parser.add_argument("--patience", type=int, default=10, help="held-out checks (every 100 steps) without gain")
     parser.add_argument("--calibration-fraction", type=float, default=0.0, help="hold out F of the training rows")
     parser.add_argument("--threads", type=int, default=1, help="TensorFlow intra- and inter-op threads (0: TF's)")
     parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "calibration.jsonl"))
     args = parser.parse_args(argv)
+    if args.validation_fraction and args.calibration_fraction:
+        parser.error("--validation-fraction and --calibration-fraction hold out rows for different ends: use one")
     if EXACT_GP in args.builders and (args.likelihood != "default" or args.calibration_fraction or args.options):
         parser.error(
             "exact_gp is the Gaussian reference: run it without --likelihood, --options and --calibration-fraction"
@@ -209,6 +258,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         and r["calibration_fraction"] == args.calibration_fraction
         and r.get("likelihood", "default") == args.likelihood
         and r.get("options", {}) == args.options
+        and r.get("validation_fraction", 0.0) == args.validation_fraction
     }
     for name in args.builders:
         builder = name if name.startswith("build_") or name == EXACT_GP else f"build_{name}"

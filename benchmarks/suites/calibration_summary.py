@@ -40,6 +40,8 @@ def grouped(records: Sequence[Dict], splits: Optional[Sequence[int]], steps: int
         likelihood = record.get("likelihood", "default")
         options = record.get("options")
         builder = record["builder"] + (" " + json.dumps(options, sort_keys=True) if options else "")
+        if record.get("validation_fraction"):
+            builder += f" stopped on {record['validation_fraction']:g} held out, {record['steps']} steps at most"
         key = (builder, record["dataset"], likelihood, record["calibration_fraction"], record["split"])
         latest[key] = record
     groups: Dict[tuple, List[Dict]] = defaultdict(list)

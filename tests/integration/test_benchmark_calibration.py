@@ -7,6 +7,7 @@ from scipy.stats import norm
 from benchmarks.experiments.worst_points import per_row
 from benchmarks.suites.calibration import _scored, trained
 from benchmarks.suites.calibration_summary import grouped, pit_table, row, split_table
+from gpflow_deep.app.benchmark import read_results
 
 
 def test_one_gaussian_per_point_scores_its_own_density_and_coverage():
@@ -120,3 +121,29 @@ def test_the_options_reach_the_builder():
     X, Y = rng.standard_normal((40, 2)), rng.standard_normal((40, 1))
     model = trained("build_random_feature_dgp", X, Y, steps=1, seed=0, options={"num_features": 7})
     assert model.layers[0].w_mean.shape[0] == 2 * 7  # a cosine and a sine per feature
+
+
+def test_a_run_stopped_on_held_out_rows_records_its_best_check(tmp_path):
+    from benchmarks.suites.calibration import main
+
+    results = str(tmp_path / "runs.jsonl")
+    argv = [
+        "--builders",
+        "random_feature_dgp",
+        "--datasets",
+        "boston",
+        "--splits",
+        "7",
+        "--steps",
+        "300",
+        "--threads",
+        "0",
+    ]
+    main(argv + ["--validation-fraction", "0.2", "--patience", "1", "--results", results])
+    [record] = read_results(results)
+    assert record["validation_fraction"] == 0.2 and record["patience"] == 1
+    assert record["best_iteration"] in (100, 200, 300)  # a check every 100 steps
+    [key] = grouped([record], splits=None, steps=300)
+    assert key[0] == "build_random_feature_dgp stopped on 0.2 held out, 300 steps at most"
+    with pytest.raises(SystemExit):  # held-out rows for one end at a time
+        main(argv + ["--validation-fraction", "0.2", "--calibration-fraction", "0.2", "--results", results])
