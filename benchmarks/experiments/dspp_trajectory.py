@@ -33,6 +33,9 @@ from benchmarks.common import provenance, set_threads
 from benchmarks.suites.calibration import floored_gaussian, test_scores
 from gpflow_deep.app.benchmark import append_result
 
+FREEZABLE = {"Z": "inducing_variable", "kernel": "kernel", "mean": "mean_function"}
+"""``freeze``'s names: the layer attribute each holds at its starting value."""
+
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(
@@ -64,9 +67,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         options["likelihood"] = floored_gaussian(args.noise_floor)
     model = getattr(gd, args.builder)(X, Y, **options)
     for layer in model.layers:
-        for name, module in (("Z", layer.inducing_variable), ("kernel", layer.kernel), ("mean", layer.mean_function)):
-            if name in freeze:
-                gpflow.set_trainable(module, False)
+        for name in freeze:  # a random-feature layer has no inducing variable nor mean function
+            gpflow.set_trainable(getattr(layer, FREEZABLE[name]), False)
     loss = model.training_loss_closure((X, Y))
     optimizer = tf_keras.optimizers.Adam(0.01)
     step = tf.function(lambda: optimizer.minimize(loss, model.trainable_variables))
