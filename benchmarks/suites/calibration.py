@@ -60,44 +60,21 @@ LIKELIHOODS = ("studentt", "floored", "unbounded")
 
 
 def trained(builder: str, X, Y, steps: int, seed: int, likelihood: str = "default", options: Optional[dict] = None):
-    """``build_<name>(X, Y, **options)`` (:func:`built`) trained by ``steps`` full-batch Adam steps."""
-    import gpflow_deep as gd
-
-    model = built(builder, X, Y, likelihood, options)
-    gd.fit(model, (X, Y), steps, learning_rate=0.01, seed=seed, progress=False)
-    return model
+    """``build_<name>(X, Y, **options)`` trained by ``steps`` full-batch Adam steps (:func:`fitted`)."""
+    return fitted(builder, X, Y, steps, seed, likelihood, options)[0]
 
 
-def built(builder: str, X, Y, likelihood: str = "default", options: Optional[dict] = None):
-    """``build_<name>(X, Y, **options)``; ``likelihood`` one of :data:`LIKELIHOODS`, passed instead
-    of the builder's default unless ``"default"``."""
+def fitted(builder: str, X, Y, steps: int, seed: int, likelihood: str = "default", options=None, **fit_options):
+    """``build_<name>(X, Y, **options)`` and the ``FitResult`` of its ``steps`` full-batch Adam steps
+    at 0.01 (``fit_options``: more of ``gd.fit``'s, e.g. held-out stopping); ``likelihood`` one of
+    :data:`LIKELIHOODS`, passed instead of the builder's default unless ``"default"``."""
     import gpflow_deep as gd
 
     options = dict(options or {})
     if likelihood != "default":
         options["likelihood"] = likelihood_named(likelihood)
-    return getattr(gd, builder)(X, Y, **options)
-
-
-def stopped_on_held_out(builder: str, X, Y, held_out: tuple, args, seed: int):
-    """The model trained on (X, Y) for at most ``args.steps`` full-batch Adam steps, stopped once
-    the held-out log-density has not improved for ``args.patience`` checks of 100 steps, with the
-    best check's parameters; and that check's iteration."""
-    import gpflow_deep as gd
-
-    model = built(builder, X, Y, args.likelihood, args.options)
-    result = gd.fit(
-        model,
-        (X, Y),
-        args.steps,
-        learning_rate=0.01,
-        seed=seed,
-        progress=False,
-        validation_data=held_out,
-        patience=args.patience,
-        monitor_every=STOPPING_CHECK_EVERY,
-    )
-    return model, result.best_iteration
+    model = getattr(gd, builder)(X, Y, **options)
+    return model, gd.fit(model, (X, Y), steps, learning_rate=0.01, seed=seed, progress=False, **fit_options)
 
 
 def likelihood_named(name: str):
@@ -187,19 +164,29 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
     if builder == EXACT_GP:
         scores = _scored(part.Y_test * y_std, exact_gp_mixture(X, Y, part.X_test, y_std))
         return _record(builder, dataset, split, len(X), args, scores, time.perf_counter() - began)
-    order = np.random.default_rng(split).permutation(len(X))
     stopped_at = None
-    if args.calibration_fraction:
-        held = int(round(args.calibration_fraction * len(X)))
-        fit_rows, calibration_rows = order[held:], order[:held]
-        model = trained(builder, X[fit_rows], Y[fit_rows], args.steps, split, args.likelihood, args.options)
-        calibration = calibrate(model, X[calibration_rows], Y[calibration_rows])
-    elif args.validation_fraction:
-        held = int(round(args.validation_fraction * len(X)))
+    held_fraction = args.calibration_fraction or args.validation_fraction
+    if held_fraction:
+        order = np.random.default_rng(split).permutation(len(X))
+        held = int(round(held_fraction * len(X)))
         fit_rows, held_rows = order[held:], order[:held]
-        model, stopped_at = stopped_on_held_out(
-            builder, X[fit_rows], Y[fit_rows], (X[held_rows], Y[held_rows]), args, split
+    if args.calibration_fraction:
+        model = trained(builder, X[fit_rows], Y[fit_rows], args.steps, split, args.likelihood, args.options)
+        calibration = calibrate(model, X[held_rows], Y[held_rows])
+    elif args.validation_fraction:
+        model, result = fitted(
+            builder,
+            X[fit_rows],
+            Y[fit_rows],
+            args.steps,
+            split,
+            args.likelihood,
+            args.options,
+            validation_data=(X[held_rows], Y[held_rows]),
+            patience=args.patience,
+            monitor_every=STOPPING_CHECK_EVERY,
         )
+        stopped_at = result.best_iteration
     else:
         model = trained(builder, X, Y, args.steps, split, args.likelihood, args.options)
     seconds = time.perf_counter() - began
