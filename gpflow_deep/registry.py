@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     import gpflow
 
 PAPER_STEPS = 20_000  # the papers' UCI protocol (Salimbeni & Deisenroth 2017)
+PAPER_SOD_PATHS_AND_SUBSET = dict(num_samples=10, small_data_subset_size=50)  # Jain et al.'s T and small-data M
 
 REGRESSION_LIKELIHOODS = ("gaussian", "studentt", "poisson")
 CLASSIFICATION_LIKELIHOODS = ("bernoulli", "multiclass")
@@ -197,6 +198,7 @@ MODELS: Dict[str, ModelEntry] = {
                     "sod2",
                     "SoDDGP, 2 layers (the paper's SoD-DGP1: one hidden layer)",
                     2,
+                    PAPER_SOD_PATHS_AND_SUBSET,
                     steps=PAPER_STEPS,
                     test_samples=50,
                     recorded=dict(subset_size="num_subset"),
@@ -205,6 +207,7 @@ MODELS: Dict[str, ModelEntry] = {
                     "sod3",
                     "SoDDGP, 3 layers (the paper's SoD-DGP2: two hidden layers)",
                     3,
+                    PAPER_SOD_PATHS_AND_SUBSET,
                     steps=PAPER_STEPS,
                     test_samples=50,
                     recorded=dict(subset_size="num_subset"),

@@ -13,7 +13,7 @@ import gpflow
 from gpflow_deep import datasets
 from gpflow_deep.app.benchmark import protocol
 from gpflow_deep.app.benchmark.protocol import PROTOCOL_MODELS, Run, Trainer
-from gpflow_deep.builders.sod_dgp import default_subset_size
+from gpflow_deep.builders.sod_dgp import PAPER_SMALL_SUBSET, default_subset_size
 from gpflow_deep.builders.subsets import select_subset
 from gpflow_deep.registry import Recipe, builder_named
 from gpflow_deep.training import fit
@@ -36,7 +36,7 @@ def held_out(recipe: Recipe, run: Run):
     follows the whole split's size, held-out part included."""
     fit_part, held = datasets.split_indices(len(run.X), run.seed, (1 - HELD_OUT_FRACTION, HELD_OUT_FRACTION))
     if recipe.builder == "build_sod_dgp":
-        options = {"subset_size": default_subset_size(len(run.X)), **recipe.builder_options}
+        options = {"subset_size": default_subset_size(len(run.X), PAPER_SMALL_SUBSET), **recipe.builder_options}
         recipe = replace(recipe, builder_options=options)
     reduced = replace(run, X=run.X[fit_part], Y=run.Y[fit_part])
     validation = dict(validation_data=(run.X[held], run.Y[held]), monitor_every=HELD_OUT_EVERY)
@@ -47,7 +47,7 @@ def on_sod_subset(recipe: Recipe, run: Run):
     """``recipe``'s DeepGP with the first layer's inducing inputs at SoD's k-means subset (SoD's M
     for the split), held fixed; deeper layers' stay learned. It measures what fixing the first
     layer's inducing inputs to data points costs DSVI."""
-    indices = select_subset(run.X, default_subset_size(len(run.X)), "kmeans", run.seed)
+    indices = select_subset(run.X, default_subset_size(len(run.X), PAPER_SMALL_SUBSET), "kmeans", run.seed)
     build = builder_named(recipe.builder)
     model = build(run.X, run.Y, recipe.layers, num_inducing=len(indices), inducing_inputs=run.X[indices], seed=run.seed)
     gpflow.set_trainable(model.layers[0].inducing_variable, False)

@@ -10,6 +10,7 @@ from gpflow_deep import datasets
 from gpflow_deep.app.benchmark import PROTOCOL_MODELS, parse_splits, protocol, read_results, run_keys, summary_table
 from gpflow_deep.app.cli.main import main
 from gpflow_deep.builders import build_sod_dgp
+from gpflow_deep.registry import PAPER_SOD_PATHS_AND_SUBSET
 from gpflow_deep.training import fit
 
 PAPER_SETTINGS = ["sgp", "dgp2", "dgp3", "dspp2", "rf2", "aep2", "sod2", "sod3"]
@@ -138,7 +139,9 @@ def test_the_library_protocol_holds_the_papers_settings_and_the_variants_live_in
     assert "unknown sod3-m100" in capsys.readouterr().err
     # a variant is its paper setting with one change, keyed as before
     m100 = protocol_variants.RECIPES["sod3-m100"]
-    assert m100.builder == "build_sod_dgp" and dict(m100.builder_options) == dict(subset_size=100, whiten=False)
+    assert m100.builder == "build_sod_dgp" and dict(m100.builder_options) == dict(
+        PAPER_SOD_PATHS_AND_SUBSET, subset_size=100, whiten=False
+    )
     assert protocol_variants.run_keys("sod3-m100", "boston", 0) == dict(
         dataset="boston", model="sod3-m100", implementation="gpflow_deep", split=0, iterations=20_000, batch_size=10_000
     )

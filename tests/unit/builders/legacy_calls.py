@@ -45,10 +45,10 @@ def calls():
     }
 
 
-def build(name: str):
-    """The model of call ``name``, and its data."""
+def build(name: str, **changed_defaults):
+    """The model of call ``name`` (with ``changed_defaults`` added to its keywords), and its data."""
     builder, args, keywords, (X, Y) = calls()[name]
-    return getattr(gd, builder)(X, Y, *args, **keywords), (X, Y)
+    return getattr(gd, builder)(X, Y, *args, **keywords, **changed_defaults), (X, Y)
 
 
 def digest(model, data) -> dict:

@@ -60,6 +60,10 @@ def assert_same_model(first, second):
     assert [type(layer) for layer in first.layers] == [type(layer) for layer in second.layers]
 
 
+# defaults changed on purpose since the digests were written, restored for the calls that used them
+DEFAULTS_CHANGED_SINCE = {"sod_dgp_large": dict(num_samples=10)}  # SoD's T: the paper's 10, then 1 (docs/sod.md)
+
+
 @pytest.mark.parametrize("name", sorted(calls()))
 def test_the_calls_of_before_the_configs_give_the_same_models(name):
     """The old keywords (``paper_defaults=True``, ``setup="paper"``, a positional ``subset_size``)
@@ -67,7 +71,7 @@ def test_the_calls_of_before_the_configs_give_the_same_models(name):
     features to 1e-6)."""
     with open(PATH) as file:
         reference = json.load(file)[name]
-    today = digest(*build(name))
+    today = digest(*build(name, **DEFAULTS_CHANGED_SINCE.get(name, {})))
     assert sorted(today) == sorted(reference)
     # random features' cos and sin are float32's since the digests were written (their initial
     # weights are fitted to the features): float32's rounding, 1e-6 relative, bounds the change
