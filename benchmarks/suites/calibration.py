@@ -48,6 +48,7 @@ from typing import List, Optional
 import numpy as np
 
 from benchmarks.common import RESULTS_DIR, provenance, set_threads
+from benchmarks.defaults_history import older_defaults
 from gpflow_deep.app.benchmark import append_result, parse_splits, read_results
 
 LEVELS = (0.5, 0.8, 0.9, 0.95)
@@ -242,6 +243,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         (r["builder"], r["dataset"], r["split"])
         for r in read_results(args.results)
         if r["steps"] == args.steps
+        and not older_defaults(r)
         and r["calibration_fraction"] == args.calibration_fraction
         and r.get("likelihood", "default") == args.likelihood
         and r.get("options", {}) == args.options

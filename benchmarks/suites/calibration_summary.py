@@ -20,6 +20,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from benchmarks.common import RESULTS_DIR
+from benchmarks.defaults_history import older_defaults
 from gpflow_deep.app.benchmark import parse_splits, read_results
 
 LEVELS = (50, 80, 90, 95)
@@ -40,6 +41,8 @@ def grouped(records: Sequence[Dict], splits: Optional[Sequence[int]], steps: int
         likelihood = record.get("likelihood", "default")
         options = record.get("options")
         builder = record["builder"] + (" " + json.dumps(options, sort_keys=True) if options else "")
+        if older_defaults(record):
+            builder += f" (older defaults: {older_defaults(record)})"
         if record.get("validation_fraction"):
             builder += f" stopped on {record['validation_fraction']:g} held out, {record['steps']} steps at most"
         key = (builder, record["dataset"], likelihood, record["calibration_fraction"], record["split"])

@@ -1,5 +1,7 @@
 """The calibration benchmark's scoring and its summary: the figures issue 34's tables are read from."""
 
+import json
+
 import numpy as np
 import pytest
 from scipy.stats import norm
@@ -147,3 +149,64 @@ def test_a_run_stopped_on_held_out_rows_records_its_best_check(tmp_path):
     assert key[0] == "build_random_feature_dgp stopped on 0.2 held out, 300 steps at most"
     with pytest.raises(SystemExit):  # held-out rows for one end at a time
         main(argv + ["--validation-fraction", "0.2", "--calibration-fraction", "0.2", "--results", results])
+
+
+def test_a_record_of_a_builder_s_older_defaults_is_a_row_of_its_own_and_is_run_again(tmp_path, monkeypatch):
+    from benchmarks import defaults_history
+    from benchmarks.suites import calibration
+
+    change = defaults_history.DefaultsChange("2026-11-27 03:54:39", ("subset_size", "num_samples"), "M = 50, T = 10")
+    monkeypatch.setitem(defaults_history.DEFAULTS_CHANGES, "build_deep_gp", (change,))
+    before, after = "2026-11-26 10:00:00", "2026-11-27 04:00:00"
+    both_fields = {"subset_size": 100, "num_samples": 3}  # a variant setting both: the same model either side
+    runs = [
+        _record(1000, -2.5, 0.9, date=before),
+        _record(1000, -2.4, 0.9, date=after),
+        _record(1000, -2.6, 0.9, date=before, options={"subset_size": 100}),
+        _record(1000, -2.3, 0.9, date=before, options=both_fields),
+    ]
+    names = sorted(key[0] for key in grouped(runs, splits=None, steps=3000))
+    assert names == [
+        "build_deep_gp",
+        "build_deep_gp (older defaults: M = 50, T = 10)",
+        'build_deep_gp {"num_samples": 3, "subset_size": 100}',
+        'build_deep_gp {"subset_size": 100} (older defaults: M = 50, T = 10)',
+    ]
+    results = tmp_path / "runs.jsonl"
+    results.write_text("".join(json.dumps(run) + "\n" for run in runs[:1]))
+    ran = []
+    monkeypatch.setattr(
+        calibration,
+        "run",
+        lambda builder, dataset, split, args: ran.append(split) or runs[1] | dict(rmse=1.0, seconds=1.0),
+    )
+    calibration.main(
+        [
+            "--builders",
+            "deep_gp",
+            "--datasets",
+            "boston",
+            "--splits",
+            "1000",
+            "--threads",
+            "0",
+            "--results",
+            str(results),
+        ]
+    )
+    assert ran == [1000]  # the split's only record is of the older defaults: run again
+    calibration.main(
+        [
+            "--builders",
+            "deep_gp",
+            "--datasets",
+            "boston",
+            "--splits",
+            "1000",
+            "--threads",
+            "0",
+            "--results",
+            str(results),
+        ]
+    )
+    assert ran == [1000]  # now done

@@ -1,0 +1,37 @@
+"""When a builder's defaults changed, so that a record of the older defaults is told apart from one
+of today's: records keep the builder's name and the options given, not the defaults they ran with.
+
+A record is of older defaults when its builder's defaults changed after the record's date and its
+``options`` do not set every field that changed (a variant setting them all ran the same model
+before and after)."""
+
+from typing import Dict, NamedTuple, Tuple
+
+
+class DefaultsChange(NamedTuple):
+    """``date`` (UTC, as records write it), the ``fields`` that changed and what they were."""
+
+    date: str
+    fields: Tuple[str, ...]
+    before: str
+
+
+DEFAULTS_CHANGES: Dict[str, Tuple[DefaultsChange, ...]] = {
+    "build_sod_dgp": (
+        DefaultsChange(
+            "2026-11-27 03:54:39",
+            ("subset_size", "num_samples"),
+            "a subset of 50 below 800 training rows, 10 paths per step",
+        ),
+    ),
+}
+
+
+def older_defaults(record: Dict) -> str:
+    """The defaults ``record`` ran with, if they are not today's ("" if they are): what the latest
+    change after its date replaced."""
+    options = record.get("options") or {}
+    for change in reversed(DEFAULTS_CHANGES.get(record["builder"], ())):
+        if record.get("date", "") < change.date and not all(field in options for field in change.fields):
+            return change.before
+    return ""
