@@ -180,33 +180,8 @@ def test_a_record_of_a_builder_s_older_defaults_is_a_row_of_its_own_and_is_run_a
         "run",
         lambda builder, dataset, split, args: ran.append(split) or runs[1] | dict(rmse=1.0, seconds=1.0),
     )
-    calibration.main(
-        [
-            "--builders",
-            "deep_gp",
-            "--datasets",
-            "boston",
-            "--splits",
-            "1000",
-            "--threads",
-            "0",
-            "--results",
-            str(results),
-        ]
-    )
+    argv = ["--builders", "deep_gp", "--datasets", "boston", "--splits", "1000", "--threads", "0"]
+    calibration.main(argv + ["--results", str(results)])
     assert ran == [1000]  # the split's only record is of the older defaults: run again
-    calibration.main(
-        [
-            "--builders",
-            "deep_gp",
-            "--datasets",
-            "boston",
-            "--splits",
-            "1000",
-            "--threads",
-            "0",
-            "--results",
-            str(results),
-        ]
-    )
+    calibration.main(argv + ["--results", str(results)])
     assert ran == [1000]  # now done

@@ -9,7 +9,7 @@ from benchmarks.experiments import protocol_variants
 from gpflow_deep import datasets
 from gpflow_deep.app.benchmark import PROTOCOL_MODELS, parse_splits, protocol, read_results, run_keys, summary_table
 from gpflow_deep.app.cli.main import main
-from gpflow_deep.builders import build_sod_dgp
+from gpflow_deep.builders import SoDDGPConfig, build_sod_dgp
 from gpflow_deep.registry import PAPER_SOD_PATHS_AND_SUBSET
 from gpflow_deep.training import fit
 
@@ -142,6 +142,9 @@ def test_the_library_protocol_holds_the_papers_settings_and_the_variants_live_in
     assert m100.builder == "build_sod_dgp" and dict(m100.builder_options) == dict(
         PAPER_SOD_PATHS_AND_SUBSET, subset_size=100, whiten=False
     )
+    paper = SoDDGPConfig.paper()  # the protocol's SoD recipes keep the paper's T and small-data M
+    assert PAPER_SOD_PATHS_AND_SUBSET == {field: getattr(paper, field) for field in PAPER_SOD_PATHS_AND_SUBSET}
+    assert PROTOCOL_MODELS["sod2"].builder_options == PAPER_SOD_PATHS_AND_SUBSET
     assert protocol_variants.run_keys("sod3-m100", "boston", 0) == dict(
         dataset="boston", model="sod3-m100", implementation="gpflow_deep", split=0, iterations=20_000, batch_size=10_000
     )

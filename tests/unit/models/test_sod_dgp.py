@@ -363,9 +363,14 @@ def test_subset_size_adapts_to_small_data_and_bad_sizes_name_the_argument(rng):
     X, Y = rng.normal(size=(30, 2)), rng.normal(size=(30, 1))
     assert gd.build_sod_dgp(X, Y).num_subset == 15  # at most N/2
     assert gd.build_sod_dgp(np.tile(X, (30, 1)), np.tile(Y, (30, 1))).num_subset == 100  # 900 points: medium
+    small = (np.tile(X, (10, 1)), np.tile(Y, (10, 1)))  # 300 points: the paper's "small"
+    assert gd.build_sod_dgp(*small).num_subset == 100 and gd.build_sod_dgp(*small, setup="paper").num_subset == 50
+    assert gd.build_sod_dgp(*small, small_data_subset_size=70).num_subset == 70
     for bad in (31, 0, 2.5):
         with pytest.raises((ValueError, TypeError), match="subset_size"):
             gd.build_sod_dgp(X, Y, subset_size=bad)
+    with pytest.raises(ValueError, match="small_data_subset_size"):
+        gd.build_sod_dgp(X, Y, small_data_subset_size=0)
 
 
 def test_subset_selectors(rng):
