@@ -21,8 +21,8 @@ DEFAULT_MINIBATCH = 1_000
 more than their size: on Birthdays (300,000 rows) 10 minutes gave ``deep_gp`` 36-40 steps of
 10,000 rows, worse than a linear model, and 900-1,000 steps of 1,000 rows, better than it
 (``docs/scaling.md``). For the
-models that propagate several paths per step (DSPP's 10 sigma points, SoD's 10 and AEP's 20 Monte
-Carlo paths) 1,000 rows is also what keeps a step's memory bounded (AEP on 10,000 passed 2.3 GB)."""
+models that propagate several paths per step (DSPP's 10 sigma points, AEP's 20 Monte Carlo paths)
+1,000 rows is also what keeps a step's memory bounded (AEP on 10,000 passed 2.3 GB)."""
 DEFAULT_ITERATIONS = 2000
 DEFAULT_STREAMED_SECONDS = 600.0
 """A streamed table trains for at most this long by default: 2,000 steps of 10,000 rows took over
