@@ -41,8 +41,9 @@ def grouped(records: Sequence[Dict], splits: Optional[Sequence[int]], steps: int
         likelihood = record.get("likelihood", "default")
         options = record.get("options")
         builder = record["builder"] + (" " + json.dumps(options, sort_keys=True) if options else "")
-        if older_defaults(record):
-            builder += f" (older defaults: {older_defaults(record)})"
+        older = older_defaults(record)
+        if older:
+            builder += f" (older defaults: {older})"
         if record.get("validation_fraction"):
             builder += f" stopped on {record['validation_fraction']:g} held out, {record['steps']} steps at most"
         key = (builder, record["dataset"], likelihood, record["calibration_fraction"], record["split"])
