@@ -12,7 +12,14 @@ pd = pytest.importorskip("pandas")
 
 from benchmarks.suites.scale import real_tables  # noqa: E402
 from benchmarks.suites.scale.real_tables_baselines import run  # noqa: E402
-from benchmarks.suites.scale.real_tables_data import split_paths, write_split  # noqa: E402
+from benchmarks.suites.scale.real_tables_data import (  # noqa: E402
+    MAX_LEVELS,
+    TABLES,
+    Design,
+    complete_rows,
+    split_paths,
+    write_split,
+)
 from benchmarks.suites.scale.real_tables_scores import (  # noqa: E402
     class_scores,
     gaussian_scores,
@@ -23,7 +30,7 @@ from benchmarks.suites.scale.real_tables_scores import (  # noqa: E402
 @pytest.fixture(scope="module")
 def directory(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("real_tables"))
-    for name in ("birthdays", "fertility"):
+    for name in ("birthdays", "fertility", "flights"):
         write_split(name, path, seed=3, rows=2000)
     return path
 
@@ -67,6 +74,27 @@ def test_the_linear_baseline_beats_the_mean_and_its_interval_covers(directory):
     paths = split_paths(directory, "fertility")
     record = run("linear", "fertility", paths["train"], paths["test"], budget=1, seed=0)
     assert 0.5 < record["auc"] <= 1.0
+
+
+def test_flights_design_drops_incomplete_rows_and_caps_text_columns(directory):
+    paths = split_paths(directory, "flights")
+    train = pd.read_csv(paths["train"])
+    assert train.isna().any(axis=1).sum() > 0, "the table has cancelled flights"
+    complete = complete_rows(train)
+    design = Design(complete, TABLES["flights"])
+    X = design(complete)
+    assert X.shape[0] == len(complete) and np.all(np.isfinite(X))
+    assert design.text == ["carrier", "tailnum", "origin", "dest"] and "time_hour" in design.numeric
+    assert complete["tailnum"].nunique() > MAX_LEVELS and design.other["tailnum"]
+    first = len(design.numeric)
+    for column in design.text:  # each text column: one of its kept values, or 'other'
+        width = min(complete[column].nunique(), MAX_LEVELS) + design.other[column]
+        np.testing.assert_array_equal(X[:, first : first + width].sum(axis=1), 1.0)
+        first += width
+    assert first == X.shape[1]
+    record = run("linear", "flights", paths["train"], paths["test"], budget=1, seed=0)
+    test = complete_rows(pd.read_csv(paths["test"]))
+    assert record["rmse"] < 0.5 * test["arr_delay"].std()
 
 
 @pytest.mark.slow

@@ -13,16 +13,17 @@ from typing import Callable, Dict, Tuple
 import numpy as np
 import pandas as pd
 
-from benchmarks.suites.scale.real_tables_data import TABLES, Design, Table, targets
+from benchmarks.suites.scale.real_tables_data import TABLES, Design, Table, complete_rows, targets
 from benchmarks.suites.scale.real_tables_scores import class_scores, gaussian_scores
 
 Prepared = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 def prepare(train_csv: str, test_csv: str, table: Table) -> Prepared:
-    """``X_train [N, D], y_train [N], X_test [T, D], y_test [T]`` in the baselines' design."""
-    train, test = pd.read_csv(train_csv), pd.read_csv(test_csv)
-    design = Design(train, table.target)
+    """``X_train [N, D], y_train [N], X_test [T, D], y_test [T]`` in the baselines' design, of the
+    rows that miss no value."""
+    train, test = complete_rows(pd.read_csv(train_csv)), complete_rows(pd.read_csv(test_csv))
+    design = Design(train, table)
     return design(train), targets(train, table), design(test), targets(test, table)
 
 

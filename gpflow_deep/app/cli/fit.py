@@ -216,7 +216,7 @@ def _calibrate(directory, config, preprocessing, model, rows, name: str) -> None
     began = time.perf_counter()
     X, Y = rows
     scores = held_out_scores(Run(directory, config, preprocessing, model), X, Y)
-    save_calibration(directory, calibration_from_scores(scores, f"held-out rows of {name}"))
+    save_calibration(directory, calibration_from_scores(scores, f"{name} (held out by fit)"))
     raw = float(np.mean(scores <= 0.9))  # every score: the stored map keeps only some ranks
     print(
         f"calibrated on {len(X):,} held-out rows in {time.perf_counter() - began:.1f} s: the model's own 90% "

@@ -3,6 +3,8 @@
 import argparse
 import os
 
+import numpy as np
+
 from gpflow_deep.app.cli.parsing import CommandError, example_epilog, paragraph
 from gpflow_deep.app.cli.progress import RowProgress
 from gpflow_deep.app.cli.rows import checked_rows
@@ -20,8 +22,9 @@ def register(commands, common: argparse.ArgumentParser) -> None:
             "is ignored). Regression: mean, standard deviation and the bounds of the central interval of "
             "--level (q05 and q95 for 0.9), in the target's units: the conformal interval if the run was "
             "calibrated (gpflow-deep calibrate), otherwise the predictive mixture's own quantiles. "
-            "Classification: the predicted label and the probability of every class. The file is read "
-            "and written in batches, so memory does not grow with its length."
+            "Classification: the predicted label and the probability of every class. One output line per "
+            "row of DATA, in order; with --skip-missing a row that misses an input gets empty fields. The "
+            "file is read and written in batches, so memory does not grow with its length."
         ),
         epilog=example_epilog("gpflow-deep predict runs/houses new_houses.csv --out predictions.csv"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -35,6 +38,11 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--uncalibrated", action="store_true", help="the mixture's own quantiles even if the run is calibrated"
     )
+    parser.add_argument(
+        "--skip-missing",
+        action="store_true",
+        help="write empty fields for rows with missing inputs instead of failing (the lines stay in order)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -47,31 +55,28 @@ def run(args: argparse.Namespace) -> int:
     level = DEFAULT_LEVEL if args.level is None else args.level
     if not 0.0 < level < 1.0:
         raise CommandError(f"--level must be between 0 and 1, got {level}")
-    table = checked_rows(args.run_dir, args.data, target_needed=False, drop_missing=False)
+    empty_fields = "their lines have empty fields"
+    table = checked_rows(args.run_dir, args.data, False, drop_missing=args.skip_missing, skipped_as=empty_fields)
     labels = table.run.preprocessing.labels
     if labels and (args.level is not None or args.uncalibrated):
         raise CommandError("--level and --uncalibrated are for regression; this run predicts classes")
     intervals = None if labels else _Intervals(args.run_dir, level, args.uncalibrated)
     if labels:
-        header = ["predicted"] + [f"probability_{label}" for label in labels]
+        schema = pa.schema([("predicted", pa.string())] + [(f"probability_{label}", pa.float64()) for label in labels])
     else:
-        header = ["mean", "std", *intervals.names]
+        schema = pa.schema([(name, pa.float64()) for name in ["mean", "std", *intervals.names]])
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     progress = RowProgress("predicting", total=table.usable)
     with pa.OSFile(args.out, "wb") as sink:
-        sink.write((",".join(header) + "\n").encode())
-        writer = None
-        for first_row, _, X in table.batches():
-            for chunk in predictive_chunks(table.run, X, first_row):
-                batch = pa.record_batch(_columns(chunk, labels, intervals), names=header)
-                if writer is None:
-                    writer = pa_csv.CSVWriter(
-                        sink, batch.schema, write_options=pa_csv.WriteOptions(include_header=False)
-                    )
-                writer.write_batch(batch)
+        sink.write((",".join(schema.names) + "\n").encode())
+        writer = pa_csv.CSVWriter(sink, schema, write_options=pa_csv.WriteOptions(include_header=False))
+        for first_row, usable, X in table.file_batches():
+            chunks = predictive_chunks(table.run, X, first_row) if len(X) else []
+            columns = [_columns(chunk, labels, intervals) for chunk in chunks]
+            predicted = [np.concatenate([chunk[i] for chunk in columns]) if columns else [] for i in range(len(schema))]
+            writer.write_batch(_in_file_order(predicted, usable, schema))
             progress(first_row + X.shape[0])
-        if writer is not None:
-            writer.close()
+        writer.close()
     progress.close()
     print(f"wrote {table.usable} predictions to {args.out}")
     if intervals is not None:
@@ -115,17 +120,32 @@ class _Intervals:
         return self.levels.interval(self.level, means, variances, log_weights)
 
 
+def _in_file_order(predicted: list, usable, schema):
+    """A batch of the file's rows: the ``predicted`` columns (of the usable rows) where ``usable``
+    ``[batch rows]`` is True, empty fields elsewhere."""
+    import pyarrow as pa
+
+    if usable.all():
+        return pa.record_batch(
+            [pa.array(values, field.type) for values, field in zip(predicted, schema)], schema=schema
+        )
+    columns = []
+    for values, field in zip(predicted, schema):
+        full = np.full(len(usable), None, dtype=object)
+        full[usable] = list(values)
+        columns.append(pa.array(full, field.type))
+    return pa.record_batch(columns, schema=schema)
+
+
 def _columns(chunk, labels, intervals) -> list:
     """The output columns of a chunk: mean, std and the interval's bounds (in the target's units),
     or the predicted label and every class's probability. Numbers are written in full (the
     shortest text that reads back as the same float64)."""
-    import pyarrow as pa
-
     from gpflow_deep.evaluation.moments import mixture_mean_and_std
 
     if labels:
         probabilities = chunk.probabilities
-        return [pa.array([labels[i] for i in probabilities.argmax(axis=1)])] + list(probabilities.T)
+        return [np.asarray(labels, dtype=object)[probabilities.argmax(axis=1)]] + list(probabilities.T)
     means, variances = chunk.means[..., 0], chunk.variances[..., 0]
     mean, std = mixture_mean_and_std(means, variances, chunk.log_weights)
     return [mean, std, *intervals(means, variances, chunk.log_weights)]

@@ -11,6 +11,8 @@ from gpflow_deep.app.cli.progress import RowProgress
 from gpflow_deep.app.tables import Rows, TableReader
 from gpflow_deep.app.tables.stream import usable_rows
 
+DROPPED = "were dropped"
+
 
 @dataclass
 class CheckedRows:
@@ -26,15 +28,24 @@ class CheckedRows:
     def batches(self) -> Iterator[Tuple[int, Rows, np.ndarray]]:
         """``(first_row, rows, X)``: each batch's usable rows, the position of the first among the
         usable rows of the file, and their encoded inputs ``[n, D]``."""
-        for first_row, rows in usable_rows(self.reader, self.columns):
+        for first_row, rows, _ in usable_rows(self.reader, self.columns):
             if rows.num_rows:
                 yield first_row, rows, self.run.preprocessing.inputs(rows, self.reader.name)
 
+    def file_batches(self) -> Iterator[Tuple[int, np.ndarray, np.ndarray]]:
+        """``(first_row, usable, X)``: every batch of the file in order, which of its rows are usable
+        (``[batch rows]`` bool), the position of the first usable one among the usable rows of the
+        file, and their encoded inputs ``[n, D]`` (n may be 0)."""
+        for first_row, rows, usable in usable_rows(self.reader, self.columns):
+            yield first_row, usable, self.run.preprocessing.inputs(rows, self.reader.name)
 
-def checked_rows(run_dir: str, data: str, target_needed: bool, drop_missing: bool) -> CheckedRows:
+
+def checked_rows(
+    run_dir: str, data: str, target_needed: bool, drop_missing: bool, skipped_as: str = DROPPED
+) -> CheckedRows:
     """The run restored from ``run_dir`` and the table ``data``, read once to check it: rows with
-    missing values are refused, or skipped if ``drop_missing``; unknown categories and text in a
-    numeric column are refused."""
+    missing values are refused, or skipped if ``drop_missing`` (the message says they ``skipped_as``);
+    unknown categories and text in a numeric column are refused."""
     from gpflow_deep.app.run_directory import load_run
 
     run = load_run(run_dir)
@@ -58,17 +69,23 @@ def checked_rows(run_dir: str, data: str, target_needed: bool, drop_missing: boo
         usable += rows.num_rows
         progress(total)
     progress.close()
-    _check_missing(reader.name, [c for c in columns if missing[c]], total, usable, target_needed, drop_missing)
+    affected = [c for c in columns if missing[c]]
+    _check_missing(reader.name, affected, total, usable, target_needed, drop_missing, skipped_as)
     return CheckedRows(run, reader, columns, usable, target_needed)
 
 
-def _check_missing(name: str, affected: List[str], total: int, usable: int, target_needed: bool, drop: bool) -> None:
+def _check_missing(
+    name: str, affected: List[str], total: int, usable: int, target_needed: bool, drop: bool, skipped_as: str
+) -> None:
     if usable == total:
         return
     message = f"{name}: {total - usable} of {total} rows have missing values (columns: {', '.join(affected)})"
     if not drop:
-        hint = "; fix them or pass --drop-missing" if target_needed else "; fill them in first"
+        hint = "; fix them or pass --drop-missing" if target_needed else "; fill them in or pass --skip-missing"
         raise CommandError(message + hint)
-    print(message.replace(" have missing values", " had missing values and were dropped"))
+    if skipped_as == DROPPED:
+        print(message.replace(" have missing values", f" had missing values and {DROPPED}"))
+    else:
+        print(f"{message}: {skipped_as}")
     if usable == 0:
-        raise CommandError("no rows left after dropping those with missing values")
+        raise CommandError("no rows left after skipping those with missing values")

@@ -11,16 +11,17 @@ from gpflow_deep.app.tables.rows import Rows
 from gpflow_deep.app.tables.split import held_out
 
 
-def usable_rows(reader: TableReader, columns) -> Iterator[Tuple[int, Rows]]:
-    """``(first_row, rows)`` for each batch: its rows without missing values in ``columns``, and the
-    position of their first among the usable rows of the file (rows with missing values skipped)."""
+def usable_rows(reader: TableReader, columns) -> Iterator[Tuple[int, Rows, np.ndarray]]:
+    """``(first_row, rows, usable)`` for each batch: its rows without missing values in ``columns``,
+    the position of their first among the usable rows of the file (rows with missing values
+    skipped), and which of the batch's rows they are (``[batch rows]`` bool)."""
     position = 0
     for batch in reader.batches(columns):
         missing = np.zeros(batch.num_rows, dtype=bool)
         for column in columns:
             missing |= batch.missing(column)
         rows = batch.select(~missing) if missing.any() else batch
-        yield position, rows
+        yield position, rows, ~missing
         position += rows.num_rows
 
 

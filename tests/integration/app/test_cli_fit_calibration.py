@@ -24,12 +24,12 @@ def test_held_out_rows_calibrate_the_run(tmp_path, capsys):
     held = int(out.split("calibration: ")[1].split(" rows held out")[0])
     assert 25 <= held <= 75 and f"calibrated on {held} held-out rows" in out
     stored = json.loads((tmp_path / "run" / CALIBRATION_FILE).read_text())
-    assert len(stored["scores"]) == held and stored["source"] == "held-out rows of houses.csv"
+    assert len(stored["scores"]) == held and stored["source"] == "houses.csv (held out by fit)"
     training = json.loads((tmp_path / "run" / "training.json").read_text())
     assert training["training_rows"] + training["held_out_rows"] == 200
     predictions = tmp_path / "predictions.csv"
     assert main(["predict", str(tmp_path / "run"), data, "--out", str(predictions)]) == 0
-    assert "calibrated" in capsys.readouterr().out
+    assert f"calibrated on {held} held-out rows of houses.csv (held out by fit)" in capsys.readouterr().out
 
 
 def test_a_small_table_keeps_every_row_by_default(tmp_path, capsys):

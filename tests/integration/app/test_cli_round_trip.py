@@ -117,6 +117,26 @@ def test_classification_round_trip(classification_run, tmp_path, capsys):
     assert (run_dir / "calibration_train.png").exists()
 
 
+def test_skip_missing_keeps_one_line_per_row(regression_run, classification_run, tmp_path, capsys):
+    """Rows missing an input get empty fields in place; the others are predicted exactly as in a
+    file without the incomplete rows (noise is keyed by the position among usable rows)."""
+    for run_dir, data in (regression_run[:2], classification_run):
+        header, rows = read_csv(data)
+        gaps = [1, 2, 5]
+        for row in gaps:
+            rows[row][1 if row != 5 else 0] = ""  # a text cell (classification) or numbers
+        with_gaps = write_csv(tmp_path / "gaps.csv", header, rows)
+        complete = write_csv(tmp_path / "complete.csv", header, [r for i, r in enumerate(rows) if i not in gaps])
+        out, reference = tmp_path / "with_gaps_predicted.csv", tmp_path / "complete_predicted.csv"
+        assert main(["predict", str(run_dir), with_gaps, "--out", str(out), "--skip-missing"]) == 0
+        assert f"3 of {len(rows)} rows have missing values" in capsys.readouterr().out
+        assert main(["predict", str(run_dir), complete, "--out", str(reference)]) == 0
+        out_header, predicted = read_csv(out)
+        assert out_header == read_csv(reference)[0] and len(predicted) == len(rows)
+        assert all(all(field == "" for field in predicted[i]) for i in gaps)
+        assert [row for i, row in enumerate(predicted) if i not in gaps] == read_csv(reference)[1]
+
+
 def test_binary_labels_and_dropped_missing_rows(tmp_path, capsys):
     header, rows = regression_rows(30)
     rows = [row[:3] + ["high" if float(row[3]) > 100 else "low"] for row in rows]
