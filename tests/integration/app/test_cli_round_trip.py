@@ -137,6 +137,19 @@ def test_skip_missing_keeps_one_line_per_row(regression_run, classification_run,
         assert [row for i, row in enumerate(predicted) if i not in gaps] == read_csv(reference)[1]
 
 
+def test_skip_missing_across_batches_with_no_usable_row(regression_run, tmp_path, monkeypatch):
+    run_dir, test, _ = regression_run
+    header, rows = read_csv(test)
+    for row in rows[1:6]:
+        row[0] = ""
+    data = write_csv(tmp_path / "gaps.csv", header, rows)
+    monkeypatch.setattr("gpflow_deep.app.tables.reader.BLOCK_BYTES", 64)  # about two rows a batch
+    out = tmp_path / "predicted.csv"
+    assert main(["predict", str(run_dir), data, "--out", str(out), "--skip-missing"]) == 0
+    _, predicted = read_csv(out)
+    assert [all(field == "" for field in row) for row in predicted] == [i in range(1, 6) for i in range(len(rows))]
+
+
 def test_binary_labels_and_dropped_missing_rows(tmp_path, capsys):
     header, rows = regression_rows(30)
     rows = [row[:3] + ["high" if float(row[3]) > 100 else "low"] for row in rows]
