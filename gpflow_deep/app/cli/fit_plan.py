@@ -1,6 +1,7 @@
 """What ``gpflow-deep fit`` trains on and for how long, from its options and the table's size:
 full batch in memory for small tables, minibatches streamed from disk for large ones, and a length
-in iterations, epochs or wall time (by default 2,000 steps; on a streamed table also at most
+in iterations, epochs or wall time (by default 2,000 steps; on a streamed table
+:data:`DEFAULT_STREAMED_EPOCHS` passes over its rows but at least 2,000 steps, or
 :data:`DEFAULT_STREAMED_SECONDS`, whichever ends first)."""
 
 import argparse
@@ -24,6 +25,15 @@ more than their size: on Birthdays (300,000 rows) 10 minutes gave ``deep_gp`` 36
 models that propagate several paths per step (DSPP's 10 sigma points, AEP's 20 Monte Carlo paths)
 1,000 rows is also what keeps a step's memory bounded (AEP on 10,000 passed 2.3 GB)."""
 DEFAULT_ITERATIONS = 2000
+"""Steps by default: on a table trained in memory, and at least on a streamed one (so that a table
+just above :data:`IN_MEMORY_ROWS` does not train shorter than one just below)."""
+DEFAULT_STREAMED_EPOCHS = 50
+"""Passes over a streamed table by default (at least :data:`DEFAULT_ITERATIONS` steps), under
+:data:`DEFAULT_STREAMED_SECONDS`. On the 300,000-row tables of ``docs/benchmarks.md`` §11 the
+models that took 2,000 steps in one to three minutes scored better with the rest of the 10
+minutes (one-layer ``deep_gp`` on Birthdays, about 60 passes: +0.15 nats per test row;
+``sod_dgp``, 56 passes: +0.23; on flights ``deep_gp``, 19 passes: +0.06 and ``sod_dgp``, 33
+passes: +0.51)."""
 DEFAULT_STREAMED_SECONDS = 600.0
 """A streamed table trains for at most this long by default: 2,000 steps of 10,000 rows took over
 53 minutes on two cores, while 10 minutes of 1,000-row steps beat a linear model on a 300,000-row
@@ -78,17 +88,18 @@ def plan_training(args: argparse.Namespace, training_rows: int) -> TrainingPlan:
     if batch_size is not None and batch_size >= training_rows:
         batch_size = None if not streamed else training_rows
     time_budget = parse_duration(args.time_budget) if args.time_budget is not None else None
+    steps_per_epoch = training_rows // batch_size if batch_size else 1
     if args.epochs is not None:
-        steps_per_epoch = training_rows // batch_size if batch_size else 1
         iterations = max(1, math.ceil(args.epochs * steps_per_epoch))
     elif args.iterations is not None:
         iterations = args.iterations
     elif time_budget is not None:
         iterations = None
+    elif streamed:
+        iterations = max(DEFAULT_ITERATIONS, DEFAULT_STREAMED_EPOCHS * steps_per_epoch)
+        return TrainingPlan(training_rows, batch_size, iterations, DEFAULT_STREAMED_SECONDS, True, default_length=True)
     else:
-        iterations = DEFAULT_ITERATIONS
-        time_budget = DEFAULT_STREAMED_SECONDS if streamed else None
-        return TrainingPlan(training_rows, batch_size, iterations, time_budget, streamed, default_length=True)
+        return TrainingPlan(training_rows, batch_size, DEFAULT_ITERATIONS, None, False, default_length=True)
     return TrainingPlan(training_rows, batch_size, iterations, time_budget, streamed)
 
 

@@ -28,14 +28,20 @@ def heavy_tailed_table(path, rows: int = 300, seed: int = 0) -> str:
     return write_csv(path, ["x1", "x2", "y"], [[f"{a:.5f}", f"{b:.5f}", f"{c:.5f}"] for (a, b), c in zip(X, y)])
 
 
-def test_a_streamed_table_trains_2000_steps_or_10_minutes_by_default():
+def test_a_streamed_table_trains_50_epochs_or_10_minutes_by_default():
     plan = plan_training(options(), 300_000)
-    assert (plan.batch_size, plan.iterations, plan.time_budget, plan.streamed) == (1_000, 2000, 600.0, True)
+    assert (plan.batch_size, plan.iterations, plan.time_budget, plan.streamed) == (1_000, 15_000, 600.0, True)
     assert plan.describe("deep_gp", batch_given=False) == (
         "training: minibatches of 1,000 rows (300,000 training rows, read from disk) [default for deep_gp on "
-        "more than 10,000 rows], 2,000 iterations (6.67 epochs) or 10 min, whichever comes first "
+        "more than 10,000 rows], 15,000 iterations (50 epochs) or 10 min, whichever comes first "
         "[default on more than 10,000 rows]"
     )
+
+
+@pytest.mark.parametrize("rows, iterations", [(10_001, 2000), (40_000, 2000), (40_001, 2000), (41_000, 2050)])
+def test_a_streamed_table_takes_at_least_2000_steps(rows, iterations):
+    assert plan_training(options(), rows).iterations == iterations
+    assert plan_training(options(batch_size=500), rows).iterations == max(2000, 50 * (rows // 500))
 
 
 def test_a_small_table_keeps_full_batch_and_2000_steps():
