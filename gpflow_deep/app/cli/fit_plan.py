@@ -31,9 +31,9 @@ DEFAULT_STREAMED_EPOCHS = 50
 """Passes over a streamed table by default (at least :data:`DEFAULT_ITERATIONS` steps), under
 :data:`DEFAULT_STREAMED_SECONDS`. On the 300,000-row tables of ``docs/benchmarks.md`` §11 the
 models that took 2,000 steps in one to three minutes scored better with the rest of the 10
-minutes (one-layer ``deep_gp`` on Birthdays, about 60 passes: +0.15 nats per test row;
-``sod_dgp``, 56 passes: +0.23; on flights ``deep_gp``, 19 passes: +0.06 and ``sod_dgp``, 33
-passes: +0.51)."""
+minutes, in nats per test row: on Birthdays one-layer ``deep_gp`` (about 60 passes) +0.15,
+``sod_dgp`` (56) +0.23 and ``random_feature_dgp`` (80) +0.17; on flights ``deep_gp`` (19) +0.06,
+``sod_dgp`` (33) +0.51 and ``random_feature_dgp`` (48) +1.12."""
 DEFAULT_STREAMED_SECONDS = 600.0
 """A streamed table trains for at most this long by default: 2,000 steps of 10,000 rows took over
 53 minutes on two cores, while 10 minutes of 1,000-row steps beat a linear model on a 300,000-row
