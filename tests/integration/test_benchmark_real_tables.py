@@ -13,7 +13,6 @@ pd = pytest.importorskip("pandas")
 from benchmarks.suites.scale import real_tables  # noqa: E402
 from benchmarks.suites.scale.real_tables_baselines import run  # noqa: E402
 from benchmarks.suites.scale.real_tables_data import (  # noqa: E402
-    MAX_LEVELS,
     TABLES,
     Design,
     complete_rows,
@@ -25,6 +24,7 @@ from benchmarks.suites.scale.real_tables_scores import (  # noqa: E402
     gaussian_scores,
     parse_evaluate_output,
 )
+from gpflow_deep.app.tables.statistics import ONE_HOT_LIMIT  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -85,10 +85,10 @@ def test_flights_design_drops_incomplete_rows_and_caps_text_columns(directory):
     X = design(complete)
     assert X.shape[0] == len(complete) and np.all(np.isfinite(X))
     assert design.text == ["carrier", "tailnum", "origin", "dest"] and "time_hour" in design.numeric
-    assert complete["tailnum"].nunique() > MAX_LEVELS and design.other["tailnum"]
+    assert complete["tailnum"].nunique() > ONE_HOT_LIMIT and design.other["tailnum"]
     first = len(design.numeric)
     for column in design.text:  # each text column: one of its kept values, or 'other'
-        width = min(complete[column].nunique(), MAX_LEVELS) + design.other[column]
+        width = min(complete[column].nunique(), ONE_HOT_LIMIT) + design.other[column]
         np.testing.assert_array_equal(X[:, first : first + width].sum(axis=1), 1.0)
         first += width
     assert first == X.shape[1]

@@ -15,6 +15,8 @@ from typing import Dict, Tuple
 import numpy as np
 import pandas as pd
 
+from gpflow_deep.app.tables.statistics import ONE_HOT_LIMIT
+
 
 @dataclasses.dataclass(frozen=True)
 class Table:
@@ -39,9 +41,6 @@ TABLES: Dict[str, Table] = {
 }
 TEST_FRACTION = 0.1
 POSITIVE_LABEL = "yes"
-MAX_LEVELS = 100
-"""A text column's most frequent values one-hot in the baselines' design, the rest as one 'other'
-indicator: the command line's own rule for a column of many values."""
 
 
 def load_frame(name: str) -> pd.DataFrame:
@@ -85,27 +84,22 @@ def write_split(name: str, directory: str, seed: int, rows: int = 0) -> Dict[str
 
 
 class Design:
-    """The baselines' inputs: text columns one-hot (the :data:`MAX_LEVELS` most frequent values of
-    the training rows, and one indicator for any other), the table's ``times`` as days since 1970,
-    numeric columns standardised on the training rows (a constant one is 0). Rows that miss a value are dropped
-    (:func:`complete_rows`) before the design sees them."""
+    """The baselines' inputs: text columns one-hot (as the command line: at most ``ONE_HOT_LIMIT``
+    values, the most frequent of the training rows, and one indicator for any other), the table's
+    ``times`` as days since 1970, numeric columns standardised on the training rows (a constant one
+    is 0). Rows that miss a value are dropped (:func:`complete_rows`) before the design sees them."""
 
     def __init__(self, train: pd.DataFrame, table: Table):
         self.times = table.times
         inputs = self._numeric_times(train.drop(columns=table.target))
         self.text = [column for column in inputs.columns if not pd.api.types.is_numeric_dtype(inputs[column])]
         self.numeric = [column for column in inputs.columns if column not in self.text]
-        self.categories = {column: self._levels(inputs[column]) for column in self.text}
-        self.other = {column: inputs[column].nunique() > MAX_LEVELS for column in self.text}
+        counts = {column: inputs[column].astype(str).value_counts() for column in self.text}
+        self.categories = {column: sorted(values.index[:ONE_HOT_LIMIT]) for column, values in counts.items()}
+        self.other = {column: len(values) > ONE_HOT_LIMIT for column, values in counts.items()}
         self.mean = inputs[self.numeric].mean().to_numpy()
         std = inputs[self.numeric].std().to_numpy()
         self.std = np.where(std > 0, std, 1.0)  # a constant column (flights' year) stays 0
-
-    @staticmethod
-    def _levels(column: pd.Series) -> list:
-        """The values kept as indicators: all, or the most frequent when there are too many."""
-        counts = column.astype(str).value_counts()
-        return sorted(counts.index if len(counts) <= MAX_LEVELS else counts.index[:MAX_LEVELS])
 
     def _numeric_times(self, frame: pd.DataFrame) -> pd.DataFrame:
         epoch = pd.Timestamp("1970-01-01", tz="UTC")

@@ -55,8 +55,13 @@ def run(args: argparse.Namespace) -> int:
     level = DEFAULT_LEVEL if args.level is None else args.level
     if not 0.0 < level < 1.0:
         raise CommandError(f"--level must be between 0 and 1, got {level}")
-    empty_fields = "their lines have empty fields"
-    table = checked_rows(args.run_dir, args.data, False, drop_missing=args.skip_missing, skipped_as=empty_fields)
+    table = checked_rows(
+        args.run_dir,
+        args.data,
+        target_needed=False,
+        drop_missing=args.skip_missing,
+        skipped_as="their lines have empty fields",
+    )
     labels = table.run.preprocessing.labels
     if labels and (args.level is not None or args.uncalibrated):
         raise CommandError("--level and --uncalibrated are for regression; this run predicts classes")
