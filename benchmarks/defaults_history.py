@@ -24,6 +24,13 @@ DEFAULTS_CHANGES: Dict[str, Tuple[DefaultsChange, ...]] = {
             "a subset of 50 below 800 training rows, 10 paths per step",
         ),
     ),
+    "build_aep_dgp": (
+        DefaultsChange(
+            "2026-11-27 09:30:00",
+            ("learning_rate",),  # not a builder field: no variant ran today's model before this date
+            "Adam at 0.01",
+        ),
+    ),
 }
 
 

@@ -3,9 +3,10 @@ intervals, the PIT histogram, and split-conformal intervals calibrated on held-o
 
 For every builder, data set and split (a random 90/10 split with that seed, ``uci_split``; the
 seeds 1000-1019 are used nowhere in the tuning of any default): ``build_<name>(X, Y)`` with the
-defaults on the standardised training part, ``--steps`` full-batch Adam steps (``gd.fit``, learning
-rate 0.01), then scored on the test part in original units: log-likelihood, RMSE, CRPS, coverage
-of each level, and the PIT values' histogram in 10 bins.
+defaults on the standardised training part, ``--steps`` full-batch Adam steps (``gd.fit`` at the
+model's own learning rate: 0.01, ``AEPDGP``'s 0.003 since 2026-11-27, 0.01 before), then scored
+on the test part in original units: log-likelihood, RMSE, CRPS, coverage of each level, and the
+PIT values' histogram in 10 bins.
 
 ``--likelihood studentt`` gives each builder GPflow's Student-t (3 degrees of freedom) instead of
 its default Gaussian; the log-likelihood is then the mixture's exact density, the intervals those
@@ -67,15 +68,16 @@ def trained(builder: str, X, Y, steps: int, seed: int, likelihood: str = "defaul
 
 def fitted(builder: str, X, Y, steps: int, seed: int, likelihood: str = "default", options=None, **fit_options):
     """``build_<name>(X, Y, **options)`` and the ``FitResult`` of its ``steps`` full-batch Adam steps
-    at 0.01 (``fit_options``: more of ``gd.fit``'s, e.g. held-out stopping); ``likelihood`` one of
-    :data:`LIKELIHOODS`, passed instead of the builder's default unless ``"default"``."""
+    at the model's ``default_learning_rate`` (``fit_options``: more of ``gd.fit``'s, e.g. held-out
+    stopping); ``likelihood`` one of :data:`LIKELIHOODS`, passed instead of the builder's default
+    unless ``"default"``."""
     import gpflow_deep as gd
 
     options = dict(options or {})
     if likelihood != "default":
         options["likelihood"] = likelihood_named(likelihood)
     model = getattr(gd, builder)(X, Y, **options)
-    return model, gd.fit(model, (X, Y), steps, learning_rate=0.01, seed=seed, progress=False, **fit_options)
+    return model, gd.fit(model, (X, Y), steps, seed=seed, progress=False, **fit_options)
 
 
 def likelihood_named(name: str):

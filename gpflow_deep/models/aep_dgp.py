@@ -32,9 +32,14 @@ class AEPDGP(MonteCarloModel):
     :class:`~gpflow_deep.models.monte_carlo.MonteCarloModel`: ``AEPLayer`` s (or layers with
     ``"cavity"`` marginals and the EP regulariser), each an ``EPLayer`` built for the same N; a
     likelihood with ``predict_log_density``; S = 20 Monte Carlo paths per step (the public code's).
+
+    ``gd.fit`` steps it at 0.003 unless told otherwise (``default_learning_rate``; the public code's
+    is 0.001, the other models' 0.01): the data term lets the likelihood's noise fall towards zero,
+    and a smaller step slows that fall (``docs/aep.md``, "The likelihood's noise").
     """
 
     default_num_samples = 20
+    default_learning_rate = 0.003
     default_data_term = staticmethod(predictive_log_likelihood)
     training_mode = "cavity"
 

@@ -95,6 +95,9 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
     Subclasses pass these keyword options on as ``**options``.
     """
 
+    default_learning_rate = 0.01
+    """Adam's step size when :func:`~gpflow_deep.fit` is given none."""
+
     def __init__(
         self,
         layers: Sequence[Any],

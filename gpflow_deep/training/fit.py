@@ -61,7 +61,7 @@ def fit(
     *,
     batch_size: Optional[int] = None,
     optimizer: Optional[tf_keras.optimizers.Optimizer] = None,
-    learning_rate: float = 0.01,
+    learning_rate: Optional[float] = None,
     natgrad_gamma: Optional[float] = None,
     seed: Optional[int] = None,
     jit_compile: bool = False,
@@ -92,6 +92,8 @@ def fit(
         least N for full batch. None for a dataset, which brings its own batches.
     :param optimizer: any ``tf_keras`` optimizer; by default Adam with ``learning_rate``
         (:class:`~gpflow_deep.training.FusedAdam`, Keras's Adam with one fused update per variable).
+    :param learning_rate: Adam's step size; None: the model's ``default_learning_rate`` (0.01;
+        ``AEPDGP``'s 0.003).
     :param natgrad_gamma: if given, the last layer's (q_mu, q_sqrt) take natural-gradient steps
         of this size (GPflow's ``NaturalGradient``) and the optimizer trains everything else.
     :param seed: seeds the model's generator and the shuffling: the same seed, the same run.
@@ -154,7 +156,9 @@ def fit(
     on_nonfinite = check_choice("on_nonfinite", on_nonfinite, ON_NONFINITE)
     seed = check_seed("seed", seed)
     with strategy.scope() if strategy is not None else contextlib.nullcontext():
-        optimizer = _checked_optimizer(optimizer, learning_rate)
+        optimizer = _checked_optimizer(
+            optimizer, model.default_learning_rate if learning_rate is None else learning_rate
+        )
     checkpoint_dir = checkpoint_directory(checkpoint_dir, strategy)
     if seed is not None:
         model.rng.reset_from_seed(seed)

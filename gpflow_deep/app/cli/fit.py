@@ -90,7 +90,9 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         help=f"minibatch size (default: full batch up to {IN_MEMORY_ROWS:,} training rows; above, "
         f"{DEFAULT_MINIBATCH:,})",
     )
-    parser.add_argument("--learning-rate", type=float, default=0.01, help="Adam's step size (default: %(default)s)")
+    parser.add_argument(
+        "--learning-rate", type=float, default=None, help="Adam's step size (default: the model's: 0.01, aep_dgp 0.003)"
+    )
     parser.add_argument(
         "--likelihood",
         default=AUTO,
@@ -308,11 +310,12 @@ def _train(args, model, data, plan, held_out, config, workers):
     from gpflow_deep import training
     from gpflow_deep.app.run_directory import LOG_DIR
 
+    learning_rate = model.default_learning_rate if args.learning_rate is None else args.learning_rate
     config.training = dict(
         iterations=plan.iterations,
         time_budget=plan.time_budget,
         batch_size=plan.batch_size,
-        learning_rate=args.learning_rate,
+        learning_rate=learning_rate,
         validation_fraction=args.validation_fraction,
         patience=args.patience if held_out is not None else None,
     )
@@ -322,7 +325,7 @@ def _train(args, model, data, plan, held_out, config, workers):
         data,
         plan.iterations,
         batch_size=None if plan.streamed else plan.batch_size,
-        learning_rate=args.learning_rate,
+        learning_rate=learning_rate,
         seed=args.seed,
         log_dir=os.path.join(args.out, LOG_DIR) if workers is None or workers.is_chief else None,
         monitor_every=monitor_every,
@@ -401,7 +404,7 @@ def _check_options(args: argparse.Namespace, out_must_be_new: bool = True) -> No
             raise CommandError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     if args.epochs is not None and not args.epochs > 0:
         raise CommandError(f"--epochs must be positive, got {args.epochs}")
-    if args.learning_rate <= 0:
+    if args.learning_rate is not None and args.learning_rate <= 0:
         raise CommandError(f"--learning-rate must be positive, got {args.learning_rate}")
     if out_must_be_new and os.path.exists(args.out) and (not os.path.isdir(args.out) or os.listdir(args.out)):
         raise CommandError(f"{args.out} already exists and is not empty; choose a new --out")

@@ -128,3 +128,14 @@ def test_the_chosen_likelihood_is_kept_and_restored_for_predict(tmp_path, capsys
     assert len((tmp_path / "p.csv").read_text().splitlines()) == 301
     assert main(["evaluate", str(run_dir), data]) == 0
     assert "log_likelihood" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "model, given, used", [("aep_dgp", [], 0.003), ("deep_gp", [], 0.01), ("aep_dgp", ["0.02"], 0.02)]
+)
+def test_the_learning_rate_is_the_models_own_unless_given(tmp_path, model, given, used):
+    data = write_csv(tmp_path / "t.csv", *regression_rows(40))
+    arguments = ["fit", data, "--target", "price", "--model", model, "--iterations", "2", "--likelihood", "gaussian"]
+    arguments += ["--learning-rate", *given] if given else []
+    assert main(arguments + ["--calibration-fraction", "0", "--out", str(tmp_path / "run")]) == 0
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["training"]["learning_rate"] == used
