@@ -156,9 +156,7 @@ def fit(
     on_nonfinite = check_choice("on_nonfinite", on_nonfinite, ON_NONFINITE)
     seed = check_seed("seed", seed)
     with strategy.scope() if strategy is not None else contextlib.nullcontext():
-        optimizer = _checked_optimizer(
-            optimizer, model.default_learning_rate if learning_rate is None else learning_rate
-        )
+        optimizer = _checked_optimizer(optimizer, learning_rate_for(model, learning_rate))
     checkpoint_dir = checkpoint_directory(checkpoint_dir, strategy)
     if seed is not None:
         model.rng.reset_from_seed(seed)
@@ -252,6 +250,12 @@ def _run_step(training, train_hyperparameters: bool, num_samples: Optional[int])
         return loss, ""
     value = float(loss)
     return loss, f"the objective was {value}" if not np.isfinite(value) else "a gradient was NaN or Inf"
+
+
+def learning_rate_for(model: DeepMixtureModel, learning_rate: Optional[float]) -> float:
+    """The step size :func:`fit`'s Adam takes: ``learning_rate``, or when None the model's
+    ``default_learning_rate``."""
+    return model.default_learning_rate if learning_rate is None else learning_rate
 
 
 def _checked_optimizer(optimizer, learning_rate: float) -> tf_keras.optimizers.Optimizer:

@@ -309,8 +309,9 @@ def _streamed(reader, table, args, held, batch_size: int, X_sample):
 def _train(args, model, data, plan, held_out, config, workers):
     from gpflow_deep import training
     from gpflow_deep.app.run_directory import LOG_DIR
+    from gpflow_deep.training.fit import learning_rate_for
 
-    learning_rate = model.default_learning_rate if args.learning_rate is None else args.learning_rate
+    learning_rate = learning_rate_for(model, args.learning_rate)
     config.training = dict(
         iterations=plan.iterations,
         time_budget=plan.time_budget,
