@@ -139,3 +139,11 @@ def test_the_learning_rate_is_the_models_own_unless_given(tmp_path, model, given
     arguments += ["--learning-rate", *given] if given else []
     assert main(arguments + ["--calibration-fraction", "0", "--out", str(tmp_path / "run")]) == 0
     assert json.loads((tmp_path / "run" / "config.json").read_text())["training"]["learning_rate"] == used
+
+
+def test_the_learning_rate_help_names_the_models_defaults(capsys):
+    from gpflow_deep.models import AEPDGP, DeepGP
+
+    assert main(["fit", "--help"]) == 0
+    words = " ".join(capsys.readouterr().out.split())  # the help, unwrapped
+    assert f"the model's: {DeepGP.default_learning_rate:g}, aep_dgp {AEPDGP.default_learning_rate:g})" in words
