@@ -21,6 +21,8 @@ the others').
 
 ``--options JSON`` passes builder fields (a variant of the defaults, e.g. ``'{"num_features": 200}'``);
 its records carry them under ``options`` and the summary shows each variant as a row of its own.
+``--learning-rate R`` trains at Adam R instead of the model's own rate (recorded as ``learning_rate``),
+a variant of the same kind.
 Variants are chosen on tuning seeds (2000 onwards), never on the fresh 1000-1039.
 
 ``--validation-fraction F`` holds out F of the training part and stops on it: at most ``--steps``
@@ -61,9 +63,19 @@ LIKELIHOODS = ("studentt", "floored", "unbounded")
 """Likelihoods passed instead of a builder's default (``--likelihood``): :func:`likelihood_named`."""
 
 
-def trained(builder: str, X, Y, steps: int, seed: int, likelihood: str = "default", options: Optional[dict] = None):
-    """``build_<name>(X, Y, **options)`` trained by ``steps`` full-batch Adam steps (:func:`fitted`)."""
-    return fitted(builder, X, Y, steps, seed, likelihood, options)[0]
+def trained(
+    builder: str,
+    X,
+    Y,
+    steps: int,
+    seed: int,
+    likelihood: str = "default",
+    options: Optional[dict] = None,
+    learning_rate: Optional[float] = None,
+):
+    """``build_<name>(X, Y, **options)`` trained by ``steps`` full-batch Adam steps (:func:`fitted`)
+    at ``learning_rate`` (None: the model's own)."""
+    return fitted(builder, X, Y, steps, seed, likelihood, options, learning_rate=learning_rate)[0]
 
 
 def fitted(builder: str, X, Y, steps: int, seed: int, likelihood: str = "default", options=None, **fit_options):
@@ -174,7 +186,9 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
         held = int(round(held_fraction * len(X)))
         fit_rows, held_rows = order[held:], order[:held]
     if args.calibration_fraction:
-        model = trained(builder, X[fit_rows], Y[fit_rows], args.steps, split, args.likelihood, args.options)
+        model = trained(
+            builder, X[fit_rows], Y[fit_rows], args.steps, split, args.likelihood, args.options, args.learning_rate
+        )
         calibration = calibrate(model, X[held_rows], Y[held_rows])
     elif args.validation_fraction:
         model, result = fitted(
@@ -188,10 +202,11 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
             validation_data=(X[held_rows], Y[held_rows]),
             patience=args.patience,
             monitor_every=STOPPING_CHECK_EVERY,
+            learning_rate=args.learning_rate,
         )
         stopped_at = result.best_iteration
     else:
-        model = trained(builder, X, Y, args.steps, split, args.likelihood, args.options)
+        model = trained(builder, X, Y, args.steps, split, args.likelihood, args.options, args.learning_rate)
     seconds = time.perf_counter() - began
     exact_density = args.likelihood == "studentt"
     scores = test_scores(model, part.X_test, part.Y_test, y_std, calibration, exact_density)
@@ -205,6 +220,8 @@ def _record(builder: str, dataset: str, split: int, num_train: int, args, scores
     record.update(calibration_fraction=args.calibration_fraction, likelihood=args.likelihood, **scores)
     if args.options:
         record["options"] = args.options
+    if args.learning_rate is not None:
+        record["learning_rate"] = args.learning_rate
     record.update(seconds=seconds, threads=args.threads, **provenance())
     return record
 
@@ -226,6 +243,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         help="studentt: Student-t, 3 dof; floored: Gaussian, variance at least 0.05; unbounded: Gaussian from 0.1",
     )
     parser.add_argument("--options", type=json.loads, default={}, help="builder fields as JSON (a variant)")
+    parser.add_argument("--learning-rate", type=float, default=None, help="Adam's step size (default: the model's own)")
     parser.add_argument(
         "--validation-fraction", type=float, default=0.0, help="hold out F of the training rows to stop on"
     )
@@ -236,10 +254,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     if args.validation_fraction and args.calibration_fraction:
         parser.error("--validation-fraction and --calibration-fraction hold out rows for different ends: use one")
-    if EXACT_GP in args.builders and (args.likelihood != "default" or args.calibration_fraction or args.options):
+    exact_gp_variant = args.likelihood != "default" or args.calibration_fraction or args.options
+    if EXACT_GP in args.builders and (exact_gp_variant or args.learning_rate is not None):
         parser.error(
-            "exact_gp is the Gaussian reference: run it without --likelihood, --options and --calibration-fraction"
+            "exact_gp is the Gaussian reference: run it without --likelihood, --options, --learning-rate"
+            " and --calibration-fraction"
         )
+    if args.learning_rate is not None and not args.learning_rate > 0:
+        parser.error(f"--learning-rate must be positive, got {args.learning_rate}")
     set_threads(args.threads)
     done = {
         (r["builder"], r["dataset"], r["split"])
@@ -249,6 +271,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         and r["calibration_fraction"] == args.calibration_fraction
         and r.get("likelihood", "default") == args.likelihood
         and r.get("options", {}) == args.options
+        and r.get("learning_rate") == args.learning_rate
         and r.get("validation_fraction", 0.0) == args.validation_fraction
     }
     for name in args.builders:

@@ -32,7 +32,7 @@ COVERAGE_BAND = (0.87, 0.93)
 
 def grouped(records: Sequence[Dict], splits: Optional[Sequence[int]], steps: int) -> Dict[tuple, List[Dict]]:
     """Records keyed by (builder, data set, likelihood, calibration fraction), one per split (the
-    latest), sorted by split; a variant's builder is named with its options; only ``splits`` (all
+    latest), sorted by split; a variant's builder is named with its options and its learning rate; only ``splits`` (all
     if None) and runs of ``steps`` steps."""
     latest: Dict[tuple, Dict] = {}
     for record in records:
@@ -41,6 +41,8 @@ def grouped(records: Sequence[Dict], splits: Optional[Sequence[int]], steps: int
         likelihood = record.get("likelihood", "default")
         options = record.get("options")
         builder = record["builder"] + (" " + json.dumps(options, sort_keys=True) if options else "")
+        if record.get("learning_rate") is not None:
+            builder += f" at Adam {record['learning_rate']:g}"
         older = older_defaults(record)
         if older:
             builder += f" (older defaults: {older})"

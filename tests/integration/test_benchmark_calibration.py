@@ -185,3 +185,29 @@ def test_a_record_of_a_builder_s_older_defaults_is_a_row_of_its_own_and_is_run_a
     assert ran == [1000]  # the split's only record is of the older defaults: run again
     calibration.main(argv + ["--results", str(results)])
     assert ran == [1000]  # now done
+
+
+def test_a_learning_rate_variant_trains_at_its_rate_and_is_a_row_of_its_own(tmp_path, monkeypatch):
+    import gpflow_deep as gd
+    from benchmarks.suites import calibration
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.standard_normal((40, 2)), rng.standard_normal((40, 1))
+    start = gd.build_random_feature_dgp(X, Y).likelihood.variance.unconstrained_variable.numpy()
+    for rate in (0.003, 0.02):  # Adam's first step moves every parameter by the rate (g / |g|)
+        model = trained("build_random_feature_dgp", X, Y, steps=1, seed=0, learning_rate=rate)
+        step = model.likelihood.variance.unconstrained_variable.numpy() - start
+        assert abs(step) == pytest.approx(rate, rel=1e-3)
+    runs = [_record(2000, -2.5, 0.9), _record(2000, -2.4, 0.9, learning_rate=0.003)]
+    assert sorted(key[0] for key in grouped(runs, splits=None, steps=3000)) == [
+        "build_deep_gp",
+        "build_deep_gp at Adam 0.003",
+    ]
+    results = tmp_path / "runs.jsonl"
+    results.write_text(json.dumps(runs[0]) + "\n")  # the defaults' record does not count as the variant's
+    monkeypatch.setattr(calibration, "run", lambda builder, dataset, split, args: runs[0] | dict(rmse=1.0, seconds=1.0))
+    argv = ["--builders", "deep_gp", "--datasets", "boston", "--splits", "2000", "--threads", "0"]
+    calibration.main(argv + ["--learning-rate", "0.003", "--results", str(results)])
+    assert len(read_results(str(results))) == 2
+    with pytest.raises(SystemExit):
+        calibration.main(argv + ["--learning-rate", "-1", "--results", str(results)])
