@@ -43,6 +43,10 @@ EXPERIMENTS = {
     "profile_step": ("benchmarks.experiments.profile_step", "TensorFlow's profiler on one step, per op"),
     "random_feature_cost": ("benchmarks.experiments.random_feature_cost", "where a random-feature step's time goes"),
     "worst_points": ("benchmarks.experiments.worst_points", "the test rows that decide a split's log-likelihood"),
+    "rf_exact_weights": (
+        "benchmarks.experiments.rf_exact_weights",
+        "a random-feature GP's mean-field q(W) beside W's exact posterior",
+    ),
     "noise_floor": ("benchmarks.experiments.noise_floor", "a likelihood noise floor's cost on a low-noise table"),
     "digits": ("benchmarks.experiments.digits", "multiclass digits: RandomFeatureDGP beside DeepGP"),
 }
