@@ -254,8 +254,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     if args.validation_fraction and args.calibration_fraction:
         parser.error("--validation-fraction and --calibration-fraction hold out rows for different ends: use one")
-    exact_gp_variant = args.likelihood != "default" or args.calibration_fraction or args.options
-    if EXACT_GP in args.builders and (exact_gp_variant or args.learning_rate is not None):
+    variant = args.likelihood != "default" or args.calibration_fraction or args.options
+    if EXACT_GP in args.builders and (variant or args.learning_rate is not None):
         parser.error(
             "exact_gp is the Gaussian reference: run it without --likelihood, --options, --learning-rate"
             " and --calibration-fraction"

@@ -32,8 +32,8 @@ COVERAGE_BAND = (0.87, 0.93)
 
 def grouped(records: Sequence[Dict], splits: Optional[Sequence[int]], steps: int) -> Dict[tuple, List[Dict]]:
     """Records keyed by (builder, data set, likelihood, calibration fraction), one per split (the
-    latest), sorted by split; a variant's builder is named with its options and its learning rate; only ``splits`` (all
-    if None) and runs of ``steps`` steps."""
+    latest), sorted by split; a variant's builder is named with its options and learning rate;
+    only ``splits`` (all if None) and runs of ``steps`` steps."""
     latest: Dict[tuple, Dict] = {}
     for record in records:
         if record["steps"] != steps or (splits is not None and record["split"] not in splits):
