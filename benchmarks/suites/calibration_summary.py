@@ -2,8 +2,9 @@
 builder, data set, likelihood and calibration fraction, over the splits run, the mean test
 log-likelihood (standard error), the worst split, the mean coverage of the central 50/80/90/95%
 intervals (and of the calibrated ones), the range of the 90% coverage, and issue 34's bars; then
-the PIT histograms of the runs without calibration, summed over the splits, and those runs split
-by split (test log-likelihood and 90% coverage).
+the PIT histograms of the runs without calibration, summed over the splits, those runs split
+by split (test log-likelihood and 90% coverage), and every variant paired split by split with its
+builder's current defaults.
 
 Examples::
 
@@ -150,6 +151,43 @@ def split_table(groups: Dict[tuple, List[Dict]]) -> str:
     return "\n".join(rows)
 
 
+def _defaults_label(record: Dict) -> str:
+    """The label :func:`grouped` gives the defaults of ``record``'s builder at ``record``'s time."""
+    older = older_defaults(record)
+    return record["builder"] + (f" (older defaults: {older})" if older else "")
+
+
+def paired_table(groups: Dict[tuple, List[Dict]]) -> str:
+    """Each variant (options, learning rate, likelihood, held-out stopping) beside its builder's
+    defaults of the same time (older defaults beside older defaults), and older defaults beside the
+    current ones, on the same data set and held-out fraction, over the splits both ran: the mean of
+    the variant's test log-likelihood minus the defaults' (standard error), and on how many of those
+    splits the variant is higher."""
+    header = (
+        "| variant | data set | held out | splits in common | test log-lik, variant − defaults (s.e.) "
+        "| variant higher on |\n|---|---|---|---|---|---|"
+    )
+    rows = []
+    for (label, dataset, likelihood, fraction), records in groups.items():
+        defaults = _defaults_label(records[0])
+        if label == defaults and likelihood == "default":  # older defaults: beside the current ones
+            defaults = records[0]["builder"]
+        reference = groups.get((defaults, dataset, "default", fraction))
+        if reference is None or reference is records:
+            continue
+        theirs = {record["split"]: record["log_likelihood"] for record in reference}
+        differences = np.array([r["log_likelihood"] - theirs[r["split"]] for r in records if r["split"] in theirs])
+        if len(differences) < 2:
+            continue
+        error = differences.std(ddof=1) / np.sqrt(len(differences))
+        name = label.removeprefix("build_") + ("" if likelihood == "default" else f", {likelihood} likelihood")
+        rows.append(
+            f"| {name} | {dataset} | {fraction:g} | {len(differences)} | {differences.mean():+.3f} ({error:.3f}) "
+            f"| {int(np.sum(differences > 0))} of {len(differences)} |"
+        )
+    return "\n".join([header] + rows)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks calibration_summary",
@@ -167,6 +205,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(pit_table(groups))
     print()
     print(split_table(groups))
+    print()
+    print(paired_table(groups))
     return 0
 
 

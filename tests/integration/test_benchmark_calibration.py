@@ -8,7 +8,7 @@ from scipy.stats import norm
 
 from benchmarks.experiments.worst_points import per_row
 from benchmarks.suites.calibration import _scored, trained
-from benchmarks.suites.calibration_summary import grouped, pit_table, row, split_table
+from benchmarks.suites.calibration_summary import grouped, paired_table, pit_table, row, split_table
 from gpflow_deep.app.benchmark import read_results
 
 
@@ -211,3 +211,24 @@ def test_a_learning_rate_variant_trains_at_its_rate_and_is_a_row_of_its_own(tmp_
     assert len(read_results(str(results))) == 2
     with pytest.raises(SystemExit):
         calibration.main(argv + ["--learning-rate", "-1", "--results", str(results)])
+
+
+def test_a_variant_is_paired_split_by_split_with_the_defaults_of_its_time(monkeypatch):
+    from benchmarks import defaults_history
+
+    change = defaults_history.DefaultsChange("2026-11-27 03:54:39", ("num_samples",), "T = 10")
+    monkeypatch.setitem(defaults_history.DEFAULTS_CHANGES, "build_deep_gp", (change,))
+    before, after = "2026-11-26 10:00:00", "2026-11-27 04:00:00"
+    runs = [_record(s, ll, 0.9, date=after) for s, ll in ((1, -2.5), (2, -2.6), (3, -2.7))]
+    runs += [_record(s, ll, 0.9, date=after, options={"a": 1}) for s, ll in ((1, -2.4), (2, -2.7), (3, -2.5))]
+    runs += [_record(s, ll, 0.9, date=before) for s, ll in ((2, -2.8), (3, -2.6))]  # older defaults
+    runs += [_record(s, -3.0, 0.9, date=before, likelihood="floored") for s in (2, 3)]
+    lines = paired_table(grouped(runs, splits=None, steps=3000)).splitlines()[2:]
+    by_name = {line.split(" | ")[0].removeprefix("| "): line for line in lines}
+    error = np.std([0.1, -0.1, 0.2], ddof=1) / np.sqrt(3)
+    assert by_name['deep_gp {"a": 1}'].endswith(f"| 3 | +0.067 ({error:.3f}) | 2 of 3 |")
+    assert by_name["deep_gp (older defaults: T = 10)"].endswith("| 2 | -0.050 (0.150) | 1 of 2 |")
+    # a variant of the older defaults is read against them, not against today's
+    floored = by_name["deep_gp (older defaults: T = 10), floored likelihood"]
+    assert floored.endswith("| 2 | -0.300 (0.100) | 0 of 2 |")
+    assert len(lines) == 3  # the current defaults are no variant of themselves
