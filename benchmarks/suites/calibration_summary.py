@@ -4,7 +4,7 @@ log-likelihood (standard error), the worst split, the mean coverage of the centr
 intervals (and of the calibrated ones), the range of the 90% coverage, and issue 34's bars; then
 the PIT histograms of the runs without calibration, summed over the splits, those runs split
 by split (test log-likelihood and 90% coverage), and every variant paired split by split with its
-builder's current defaults.
+builder's defaults of the same time.
 
 Examples::
 
