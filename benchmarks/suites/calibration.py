@@ -254,8 +254,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     if args.validation_fraction and args.calibration_fraction:
         parser.error("--validation-fraction and --calibration-fraction hold out rows for different ends: use one")
-    variant = args.likelihood != "default" or args.calibration_fraction or args.options
-    if EXACT_GP in args.builders and (variant or args.learning_rate is not None):
+    variant = any(
+        (args.likelihood != "default", args.calibration_fraction, args.options, args.learning_rate is not None)
+    )
+    if EXACT_GP in args.builders and variant:
         parser.error(
             "exact_gp is the Gaussian reference: run it without --likelihood, --options, --learning-rate"
             " and --calibration-fraction"

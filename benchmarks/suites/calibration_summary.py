@@ -44,9 +44,7 @@ def grouped(records: Sequence[Dict], splits: Optional[Sequence[int]], steps: int
         builder = record["builder"] + (" " + json.dumps(options, sort_keys=True) if options else "")
         if record.get("learning_rate") is not None:
             builder += f" at Adam {record['learning_rate']:g}"
-        older = older_defaults(record)
-        if older:
-            builder += f" (older defaults: {older})"
+        builder += _older_suffix(record)
         if record.get("validation_fraction"):
             builder += f" stopped on {record['validation_fraction']:g} held out, {record['steps']} steps at most"
         key = (builder, record["dataset"], likelihood, record["calibration_fraction"], record["split"])
@@ -151,10 +149,15 @@ def split_table(groups: Dict[tuple, List[Dict]]) -> str:
     return "\n".join(rows)
 
 
+def _older_suffix(record: Dict) -> str:
+    """What a label says of a record run with its builder's older defaults ("" for the current)."""
+    older = older_defaults(record)
+    return f" (older defaults: {older})" if older else ""
+
+
 def _defaults_label(record: Dict) -> str:
     """The label :func:`grouped` gives the defaults of ``record``'s builder at ``record``'s time."""
-    older = older_defaults(record)
-    return record["builder"] + (f" (older defaults: {older})" if older else "")
+    return record["builder"] + _older_suffix(record)
 
 
 def paired_table(groups: Dict[tuple, List[Dict]]) -> str:
