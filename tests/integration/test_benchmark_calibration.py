@@ -232,3 +232,18 @@ def test_a_variant_is_paired_split_by_split_with_the_defaults_of_its_time(monkey
     floored = by_name["deep_gp (older defaults: T = 10), floored likelihood"]
     assert floored.endswith("| 2 | -0.300 (0.100) | 0 of 2 |")
     assert len(lines) == 3  # the current defaults are no variant of themselves
+
+
+def test_the_exact_gp_reference_holds_on_the_split_whose_lengthscale_collapsed(tmp_path):
+    """Boston split 2004 on one thread: unbounded, L-BFGS drove a lengthscale to zero and the
+    posterior's Cholesky factor to NaN; bounded, the reference scores it."""
+    import subprocess
+    import sys
+
+    results = tmp_path / "exact.jsonl"
+    argv = ["--builders", "exact_gp", "--datasets", "boston", "--splits", "2004", "--threads", "1"]
+    command = [sys.executable, "-m", "benchmarks", "calibration", *argv, "--results", str(results)]
+    subprocess.run(command, check=True, capture_output=True)
+    [record] = read_results(str(results))
+    assert np.isfinite(record["log_likelihood"]) and -3.0 < record["log_likelihood"] < -2.0
+    assert 0.8 <= record["coverage_90"] <= 1.0
