@@ -16,8 +16,8 @@ is bounded below by 5% of the standardised targets' (0.05, started at 0.1), the 
 ``--likelihood unbounded`` the same Gaussian without the floor (GPflow's own bound of 1e-6).
 ``--builders exact_gp`` is the reference every split can be read against: GPflow's exact ``GPR``
 with a squared-exponential ARD kernel, hyperparameters by L-BFGS on the marginal likelihood (type II
-maximum likelihood, lengthscales above 0.01), scored the same way (its records carry ``--steps`` only so as to be read beside
-the others').
+maximum likelihood, lengthscales above 0.01), scored the same way (its records carry ``--steps``
+only so as to be read beside the others').
 
 ``--options JSON`` passes builder fields (a variant of the defaults, e.g. ``'{"num_features": 200}'``);
 its records carry them under ``options`` and the summary shows each variant as a row of its own.
@@ -117,8 +117,9 @@ def floored_gaussian(floor: float):
 
 def exact_gp_mixture(X, Y, X_test, y_std: float) -> list:
     """The reference: an exact GPR (squared-exponential ARD kernel, Gaussian noise) by type II
-    maximum likelihood, lengthscales above :data:`EXACT_GP_MIN_LENGTHSCALE`; its predictive in original units as one chunk ``[(rows, means, variances,
-    log_weights)]`` of a one-component mixture."""
+    maximum likelihood, lengthscales above :data:`EXACT_GP_MIN_LENGTHSCALE`; its predictive in
+    original units as one chunk ``[(rows, means, variances, log_weights)]`` of a one-component
+    mixture."""
     import gpflow
 
     kernel = gpflow.kernels.SquaredExponential()
