@@ -26,23 +26,18 @@ from scipy.stats import norm
 
 from benchmarks.common import provenance, set_threads
 from benchmarks.suites.calibration import test_scores, trained
+from gpflow_deep.builders.random_feature_dgp import linear_model_posterior
 
 BUILDER = "build_random_feature_dgp"
 NOISE_BOUNDS = (1e-4, 10.0)
 """The evidence's search range for σ², in units of the standardised targets' variance."""
 
 
-def _precision_cholesky(Phi, noise_variance: float) -> np.ndarray:
-    """``[F, F]``: the lower Cholesky factor of W's posterior precision A = I + ΦᵀΦ/σ²."""
-    return np.linalg.cholesky(np.eye(Phi.shape[1]) + Phi.T @ Phi / noise_variance)
-
-
 def exact_predictive(Phi, Y, Phi_test, noise_variance: float) -> Tuple[np.ndarray, np.ndarray]:
     """Mean ``[m, 1]`` and variance ``[m, 1]`` of y at ``Phi_test [m, F]`` under the exact posterior
     of W ``[F, 1]`` given ``Phi [n, F]``, ``Y [n, 1]``: A = I + ΦᵀΦ/σ², mean Φ* A⁻¹ΦᵀY/σ², variance
     φ*ᵀA⁻¹φ* + σ²."""
-    chol = _precision_cholesky(Phi, noise_variance)
-    weights = np.linalg.solve(chol.T, np.linalg.solve(chol, Phi.T @ Y / noise_variance))
+    weights, chol = linear_model_posterior(Phi, Y, noise_variance)
     half = np.linalg.solve(chol, Phi_test.T)  # L⁻¹φ*: its squared column norms are φ*ᵀA⁻¹φ*
     return Phi_test @ weights, np.sum(half**2, axis=0)[:, None] + noise_variance
 
@@ -51,7 +46,7 @@ def log_evidence(Phi, Y, noise_variance: float) -> float:
     """log N(Y | 0, ΦΦᵀ + σ²I) for ``Phi [n, F]``, ``Y [n, 1]``, through the F × F matrix A (Woodbury):
     log|K| = log|A| + n log σ², YᵀK⁻¹Y = (YᵀY − YᵀΦA⁻¹ΦᵀY/σ²)/σ²."""
     n = len(Y)
-    chol = _precision_cholesky(Phi, noise_variance)
+    _, chol = linear_model_posterior(Phi, Y, noise_variance)
     projected = np.linalg.solve(chol, Phi.T @ Y)
     quadratic = (float(np.sum(Y**2)) - float(np.sum(projected**2)) / noise_variance) / noise_variance
     log_det = 2.0 * np.sum(np.log(np.diag(chol))) + n * np.log(noise_variance)

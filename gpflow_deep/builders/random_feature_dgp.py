@@ -202,10 +202,20 @@ def _last_layer_posterior(
         if feed_forward:
             inputs = tf.concat([inputs, X_rows[None]], axis=-1)
     Phi = last.features(inputs, fixed_seed)[0].numpy()
-    noise_variance = data.likelihood.variance.numpy()
-    scale = data.num_data / len(rows)
+    mean, chol = linear_model_posterior(Phi, Y[rows], data.likelihood.variance.numpy(), data.num_data / len(rows))
+    precision_diagonal = np.sum(chol**2, axis=1)  # A = LLᵀ: A_ii = Σ_j L_ij²
+    std = np.tile(1.0 / np.sqrt(precision_diagonal)[:, None], (1, last.output_dim))
+    return dict(w_mean=mean, w_std=std)
+
+
+def linear_model_posterior(
+    Phi: np.ndarray, Y: np.ndarray, noise_variance: float, scale: float = 1.0
+) -> Tuple[np.ndarray, np.ndarray]:
+    """W's exact posterior in the Bayesian linear model y = Φ W + ε, W ~ N(0, I), ε ~ N(0, σ²), from
+    ``Phi [n, F]`` and ``Y [n, L]``, each row standing for ``scale`` rows: the mean ``[F, L]``,
+    A⁻¹ scale ΦᵀY/σ², and the lower Cholesky factor ``[F, F]`` of the precision A = I + scale ΦᵀΦ/σ²
+    (the covariance is A⁻¹ for every column of W)."""
     precision = np.eye(Phi.shape[1]) + scale * Phi.T @ Phi / noise_variance
     chol = np.linalg.cholesky(precision)
-    mean = np.linalg.solve(chol.T, np.linalg.solve(chol, scale * Phi.T @ Y[rows] / noise_variance))
-    std = np.tile(1.0 / np.sqrt(np.diag(precision))[:, None], (1, last.output_dim))
-    return dict(w_mean=mean, w_std=std)
+    mean = np.linalg.solve(chol.T, np.linalg.solve(chol, scale * Phi.T @ Y / noise_variance))
+    return mean, chol
