@@ -47,6 +47,10 @@ EXPERIMENTS = {
         "benchmarks.experiments.rf_exact_weights",
         "a random-feature GP's mean-field q(W) beside W's exact posterior",
     ),
+    "rf_full_covariance": (
+        "benchmarks.experiments.rf_full_covariance",
+        "a random-feature deep GP trained with a full-covariance last-layer q(W)",
+    ),
     "noise_floor": ("benchmarks.experiments.noise_floor", "a likelihood noise floor's cost on a low-noise table"),
     "digits": ("benchmarks.experiments.digits", "multiclass digits: RandomFeatureDGP beside DeepGP"),
 }

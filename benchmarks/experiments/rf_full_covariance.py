@@ -1,0 +1,116 @@
+"""Does a full-covariance q(W) in the last layer help a random-feature deep GP? Trained both ways.
+
+For each split of the calibration suite (a random 90/10 split with that seed), ``build_random_feature_dgp``
+with its defaults is trained as ``python -m benchmarks calibration`` trains it (``--steps`` full-batch Adam
+steps at its default rate, the split as seed), and so is the same model whose last layer's q(W) has a full
+covariance per output column, N(m_l, S_l S_lᵀ) with S_l lower triangular (GPflow's ``q_sqrt`` shape ``[L, F,
+F]``), started at the defaults' factorised start (S_l = diag(s_l)). Everything else is the defaults'. Both are
+scored on the test part in original units, paired split by split.
+
+``rf_exact_weights`` fixes a trained model's features and sets W's exact posterior beside its q(W); this trains
+the richer family from the start, with Ω, the kernel and the noise.
+
+Example::
+
+    python -m benchmarks rf_full_covariance --splits 2000-2009 --results benchmarks/results/rf_full_covariance.jsonl
+"""
+
+import argparse
+from typing import List, Optional
+
+import gpflow
+import numpy as np
+import tensorflow as tf
+from gpflow.kullback_leiblers import gauss_kl
+
+from benchmarks.common import provenance, set_threads
+from benchmarks.suites.calibration import test_scores
+from gpflow_deep.layers import RandomFeatureLayer
+from gpflow_deep.layers.random_features.feature_maps import blockwise_matmul
+
+BUILDER = "build_random_feature_dgp"
+
+
+class FullCovarianceWeights(RandomFeatureLayer):
+    """A ``RandomFeatureLayer`` whose q(W) = Π_l N(m_l, S_l S_lᵀ) has a full covariance per output column,
+    ``w_sqrt`` ``[L, F, F]`` lower triangular in place of ``w_std``: one W = m + S ε per path, and
+    KL[q(W) ‖ N(0, I)] by GPflow's ``gauss_kl``. Made from a trained or fresh layer by :meth:`from_layer`."""
+
+    @classmethod
+    def from_layer(cls, layer: RandomFeatureLayer) -> "FullCovarianceWeights":
+        """``layer``'s kernel, Ω and q(W) mean, shared; S_l = diag(``layer``'s s_l), its factorised q(W)."""
+        if layer.local_reparameterisation:
+            raise ValueError("the full-covariance layer draws one W per path: no local reparameterisation")
+        copy = cls.__new__(cls)
+        copy.__dict__.update(layer.__dict__)
+        sqrt = np.stack([np.diag(column) for column in layer.w_std.numpy().T])
+        copy.w_sqrt = gpflow.Parameter(sqrt, transform=gpflow.utilities.triangular(), name="w_sqrt")
+        del copy.w_std
+        return copy
+
+    def marginals(self, inputs, *, seed=None, mode="posterior", num_paths=None):
+        """Path s: ``(Φ_s W_s, 0)`` with W_s = m + S ε_s, ε_s keyed by ``seed``."""
+        omega_seed, w_seed = self._seeds(seed)
+        blocks, scale = self._feature_blocks(inputs, omega_seed, num_paths)
+        num_paths = tf.shape(blocks[0])[0] if num_paths is None else num_paths
+        shape = tf.concat([[num_paths], tf.shape(self.w_mean)], axis=0)
+        noise = tf.random.stateless_normal(shape, w_seed, dtype=blocks[0].dtype)  # [S, F, L]
+        W = self.w_mean + tf.einsum("lfg,sgl->sfl", self.w_sqrt, noise)
+        outputs = scale * blockwise_matmul(blocks, W)
+        return outputs, tf.zeros_like(outputs)
+
+    def weights_kl(self) -> tf.Tensor:
+        """KL[q(W) ‖ N(0, I)]."""
+        return gauss_kl(self.w_mean, self.w_sqrt)
+
+
+def scored_split(dataset: str, split: int, steps: int) -> dict:
+    """Test log-likelihood, RMSE, 90% coverage and trained noise of the defaults and of the variant."""
+    import gpflow_deep as gd
+
+    part = gd.datasets.uci_split(gd.datasets.load(dataset), split)
+    y_std = float(np.reshape(part.y_std, -1)[0])
+    record = {}
+    for name in ("factorised", "full"):
+        model = getattr(gd, BUILDER)(part.X_train, part.Y_train)
+        if name == "full":
+            model.layers[-1] = FullCovarianceWeights.from_layer(model.layers[-1])
+        gd.fit(model, (part.X_train, part.Y_train), steps, seed=split, progress=False)
+        scores = test_scores(model, part.X_test, part.Y_test, y_std)
+        record[name] = {key: scores[key] for key in ("log_likelihood", "rmse", "coverage_90")}
+        record[name]["noise_variance"] = float(model.likelihood.variance.numpy())
+    return record
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks rf_full_covariance",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--dataset", default="boston")
+    parser.add_argument("--splits", default="2000-2009", help="split seeds (tuning seeds: 2000 onwards)")
+    parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--results", default=None, help="a JSON-lines file to append each split's record to")
+    args = parser.parse_args(argv)
+    set_threads(args.threads)
+    from gpflow_deep.app.benchmark import append_result, parse_splits
+
+    for split in parse_splits(args.splits):
+        record = scored_split(args.dataset, split, args.steps)
+        factorised, full = record["factorised"], record["full"]
+        print(
+            f"{args.dataset} split {split}: factorised {factorised['log_likelihood']:.3f} "
+            f"(RMSE {factorised['rmse']:.2f}), full {full['log_likelihood']:.3f} (RMSE {full['rmse']:.2f})",
+            flush=True,
+        )
+        record = dict(kind="rf_full_covariance", builder=BUILDER, dataset=args.dataset, split=split, **record)
+        record.update(steps=args.steps, **provenance())
+        if args.results:
+            append_result(args.results, record)
+    return 0
+
+
+if __name__ == "__main__":
+    main()
