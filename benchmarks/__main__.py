@@ -51,6 +51,10 @@ EXPERIMENTS = {
         "benchmarks.experiments.rf_full_covariance",
         "a random-feature deep GP trained with a full-covariance last-layer q(W)",
     ),
+    "conformal_band": (
+        "benchmarks.experiments.conformal_band",
+        "how often an exactly exchangeable conformal run averages within ±0.02",
+    ),
     "noise_floor": ("benchmarks.experiments.noise_floor", "a likelihood noise floor's cost on a low-noise table"),
     "digits": ("benchmarks.experiments.digits", "multiclass digits: RandomFeatureDGP beside DeepGP"),
 }
