@@ -3,11 +3,14 @@
 For one split of the calibration suite (a random 90/10 split with that seed), each builder's
 defaults are trained as ``python -m benchmarks calibration`` trains them (``--steps`` full-batch
 Adam steps, the split as seed) and ``exact_gp`` is the suite's exact GP. Printed per model: the
-split's mean test log-likelihood, the ``--worst`` lowest rows (their log-density, target and
-predictive mean, original units) and the mean over the other rows. Example::
+split's mean test log-likelihood, the ``--worst`` lowest rows and the ``--rows`` asked for (each
+row's log-density, target, predictive mean and standard deviation, original units, and its
+Euclidean distance to the nearest training row in the standardised inputs), the mean over the
+rows not among the worst, and the median predictive standard deviation and nearest-row distance
+over the test rows. Example::
 
     python -m benchmarks worst_points --dataset boston --split 1005 --builders exact_gp build_deep_gp \
-        --results benchmarks/results/worst_points.jsonl
+        --rows 5 --results benchmarks/results/worst_points.jsonl
 """
 
 import argparse
@@ -20,16 +23,23 @@ from benchmarks.suites.calibration import EXACT_GP, exact_gp_mixture, mixture_ch
 
 
 def per_row(chunks, Y) -> tuple:
-    """``[n]`` log-densities and ``[n]`` predictive means of targets ``Y [n, 1]`` under ``chunks``
-    (each chunk's log-weights normalised, as the predictive mixtures' are)."""
+    """``[n]`` log-densities, ``[n]`` predictive means and ``[n]`` predictive standard deviations of
+    targets ``Y [n, 1]`` under ``chunks`` (each chunk's log-weights normalised, as the predictive
+    mixtures' are)."""
     from gpflow_deep.evaluation.moments import mixture_mean_and_std
     from gpflow_deep.evaluation.pointwise import log_predictive_density
 
-    log_density, mean = np.empty(len(Y)), np.empty(len(Y))
+    log_density, mean, std = np.empty(len(Y)), np.empty(len(Y)), np.empty(len(Y))
     for rows, means, variances, log_weights in chunks:
         log_density[rows] = log_predictive_density(Y[rows], means, variances, log_weights)
-        mean[rows] = mixture_mean_and_std(means, variances, log_weights)[0][:, 0]
-    return log_density, mean
+        mean[rows], std[rows] = (moment[:, 0] for moment in mixture_mean_and_std(means, variances, log_weights))
+    return log_density, mean, std
+
+
+def nearest_distances(X_test: np.ndarray, X_train: np.ndarray) -> np.ndarray:
+    """``[m]``: each test row's Euclidean distance to its nearest training row."""
+    squared = np.sum(X_test**2, 1)[:, None] - 2 * X_test @ X_train.T + np.sum(X_train**2, 1)[None]
+    return np.sqrt(np.maximum(np.min(squared, axis=1), 0.0))
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -43,6 +53,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--builders", nargs="+", default=[EXACT_GP, "build_deep_gp"])
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--worst", type=int, default=3, help="how many of the lowest rows to list")
+    parser.add_argument("--rows", type=int, nargs="*", default=[], help="test rows to list for every model too")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--results", default=None, help="a JSON-lines file to append each model's record to")
     args = parser.parse_args(argv)
@@ -53,26 +64,45 @@ def main(argv: Optional[List[str]] = None) -> int:
     part = gd.datasets.uci_split(gd.datasets.load(args.dataset), args.split)
     X, Y, y_std = part.X_train, part.Y_train, float(np.reshape(part.y_std, -1)[0])
     y_mean = float(np.reshape(part.y_mean, -1)[0])
+    distance = nearest_distances(part.X_test, X)
+    bad = [row for row in args.rows if not 0 <= row < len(distance)]
+    if bad:
+        parser.error(f"--rows {bad}: the split has {len(distance)} test rows")
     for builder in args.builders:
         if builder == EXACT_GP:
             chunks = exact_gp_mixture(X, Y, part.X_test, y_std)
         else:
             chunks = mixture_chunks(trained(builder, X, Y, args.steps, args.split), part.X_test, y_std)
-        log_density, mean = per_row(chunks, part.Y_test * y_std)
+        log_density, mean, std = per_row(chunks, part.Y_test * y_std)
+
+        def described(i: int) -> dict:
+            return dict(
+                row=int(i),
+                log_density=float(log_density[i]),
+                target=float(part.Y_test[i, 0] * y_std + y_mean),
+                predicted_mean=float(mean[i] + y_mean),
+                predicted_std=float(std[i]),
+                nearest_training_distance=float(distance[i]),
+            )
+
         order = np.argsort(log_density)
-        worst = [
-            dict(row=int(i), log_density=float(log_density[i]), target=float(part.Y_test[i, 0] * y_std + y_mean))
-            for i in order[: args.worst]
-        ]
-        for entry in worst:
-            entry["predicted_mean"] = float(mean[entry["row"]] + y_mean)
+        worst, asked = [described(i) for i in order[: args.worst]], [described(i) for i in args.rows]
         rest = float(np.mean(log_density[order[args.worst :]]))
-        rows = ", ".join(f"({w['log_density']:.2f}, {w['target']:.1f}, {w['predicted_mean']:.1f})" for w in worst)
         print(f"{builder} {args.dataset} split {args.split}: mean {np.mean(log_density):.3f}, {rest:.3f} without")
-        print(f"  its {args.worst} worst rows (log-density, target, predicted mean): {rows}")
+        print(f"  median predictive s.d. {np.median(std):.2f}, median nearest-row distance {np.median(distance):.2f}")
+        for label, entries in ((f"its {args.worst} worst rows", worst), ("the rows asked for", asked)):
+            listed = ", ".join(
+                f"row {e['row']}: {e['log_density']:.2f}, {e['target']:.1f}, {e['predicted_mean']:.1f} ± "
+                f"{e['predicted_std']:.2f}, {e['nearest_training_distance']:.2f}"
+                for e in entries
+            )
+            if entries:
+                print(f"  {label} (log-density, target, mean ± s.d., nearest-row distance): {listed}")
         record = dict(kind="worst_points", builder=builder, dataset=args.dataset, split=args.split)
         record.update(steps=None if builder == EXACT_GP else args.steps, num_test=len(log_density))
-        record.update(log_likelihood=float(np.mean(log_density)), without_worst=rest, worst=worst, **provenance())
+        record.update(log_likelihood=float(np.mean(log_density)), without_worst=rest, worst=worst, rows=asked)
+        record.update(median_std=float(np.median(std)), median_nearest_distance=float(np.median(distance)))
+        record.update(provenance())
         if args.results:
             append_result(args.results, record)
     return 0

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from benchmarks.experiments.worst_points import per_row
+from benchmarks.experiments.worst_points import nearest_distances, per_row
 from benchmarks.suites.calibration import _scored, trained
 from benchmarks.suites.calibration_summary import grouped, paired_table, pit_table, row, split_table
 from gpflow_deep.app.benchmark import read_results
@@ -37,10 +37,20 @@ def test_per_row_scores_are_the_mixture_s_density_and_mean_at_each_row():
     y = rng.normal(size=(5, 1))
     chunks = [(slice(0, 2), means[:, :2], variances[:, :2], np.log(weights))]
     chunks.append((slice(2, 5), means[:, 2:], variances[:, 2:], np.log(weights)))
-    log_density, mean = per_row(chunks, y)
+    log_density, mean, std = per_row(chunks, y)
     density = weights @ norm.pdf(y[:, 0], means[..., 0], np.sqrt(variances[..., 0]))
     np.testing.assert_allclose(log_density, np.log(density), rtol=1e-12)
     np.testing.assert_allclose(mean, weights @ means[..., 0], rtol=1e-12)
+    second_moment = weights @ (variances[..., 0] + means[..., 0] ** 2)
+    np.testing.assert_allclose(std, np.sqrt(second_moment - mean**2), rtol=1e-10)
+
+
+def test_the_nearest_training_row_distance_is_the_direct_minimum():
+    rng = np.random.default_rng(2)
+    X_test, X_train = rng.normal(size=(7, 3)), rng.normal(size=(20, 3))
+    direct = np.min(np.linalg.norm(X_test[:, None] - X_train[None], axis=-1), axis=1)
+    np.testing.assert_allclose(nearest_distances(X_test, X_train), direct, rtol=1e-10)
+    assert nearest_distances(X_train[:2], X_train)[0] == pytest.approx(0.0, abs=1e-7)
 
 
 def _record(split, log_likelihood, coverage_90, dataset="boston", fraction=0.0, **extra):
