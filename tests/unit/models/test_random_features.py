@@ -67,6 +67,20 @@ def random_posterior(layer, rng):
             getattr(layer, name).assign(rng.uniform(0.2, 2.0, size=getattr(layer, name).shape))
 
 
+def test_an_rbf_layer_s_variance_keeps_the_same_bounds_near_the_data_and_far_from_it(rng):
+    """Var f(x) = (σ²/R) Σ_r (cos²(ω_rᵀx) s²_r + sin²(ω_rᵀx) s²_{R+r}): cos² + sin² = 1 per frequency, so it
+    lies between the sums of the smaller and of the larger s² of each pair, at every x."""
+    R, kernel = 20, next(kernels(2))
+    layer = RandomFeatureLayer(kernel, 2, 1, R, omega_mode="prior-fixed", local_reparameterisation=True)
+    random_posterior(layer, rng)
+    s2 = layer.w_std.numpy()[:, 0] ** 2
+    scale2 = kernel.variance.numpy() / R
+    low, high = scale2 * np.sum(np.minimum(s2[:R], s2[R:])), scale2 * np.sum(np.maximum(s2[:R], s2[R:]))
+    X = np.concatenate([rng.normal(size=(50, 2)), 100.0 * rng.normal(size=(50, 2))])  # near, and far
+    _, variance = layer.marginals(X[None])
+    assert np.all((variance >= low - 1e-9) & (variance <= high + 1e-9))
+
+
 def gaussian_kl(mean, std, prior_std):
     prior = tfp.distributions.Normal(np.zeros_like(mean), prior_std * np.ones_like(mean))
     kl = tfp.distributions.kl_divergence(tfp.distributions.Normal(mean, std), prior)
