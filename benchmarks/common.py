@@ -34,6 +34,16 @@ def set_threads(threads: int) -> None:
         tf.config.threading.set_inter_op_parallelism_threads(threads)
 
 
+def add_split_arguments(parser) -> None:
+    """``--dataset``, ``--splits``, ``--steps``, ``--threads`` and ``--results`` of an experiment that
+    trains a model per split of the calibration suite, as the suite trains it (tuning seeds by default)."""
+    parser.add_argument("--dataset", default="boston")
+    parser.add_argument("--splits", default="2000-2009", help="split seeds (tuning seeds: 2000 onwards)")
+    parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--results", default=None, help="a JSON-lines file to append each split's record to")
+
+
 def median_seconds(function: Callable[[], object], repeats: int) -> float:
     """Median wall time of ``function()`` over ``repeats`` calls, after one untimed (tracing) call."""
     function()

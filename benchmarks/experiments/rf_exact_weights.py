@@ -24,7 +24,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.stats import norm
 
-from benchmarks.common import provenance, set_threads
+from benchmarks.common import add_split_arguments, provenance, set_threads
 from benchmarks.suites.calibration import test_scores, trained
 from gpflow_deep.builders.random_feature_dgp import linear_model_posterior
 
@@ -85,11 +85,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--dataset", default="boston")
-    parser.add_argument("--splits", default="2000-2009", help="split seeds (tuning seeds: 2000 onwards)")
-    parser.add_argument("--steps", type=int, default=3000)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--results", default=None, help="a JSON-lines file to append each split's record to")
+    add_split_arguments(parser)
     args = parser.parse_args(argv)
     set_threads(args.threads)
     import gpflow_deep as gd

@@ -23,7 +23,7 @@ import numpy as np
 import tensorflow as tf
 from gpflow.kullback_leiblers import gauss_kl
 
-from benchmarks.common import provenance, set_threads
+from benchmarks.common import add_split_arguments, provenance, set_threads
 from benchmarks.suites.calibration import test_scores
 from gpflow_deep.layers import RandomFeatureLayer
 from gpflow_deep.layers.random_features.feature_maps import blockwise_matmul
@@ -88,11 +88,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--dataset", default="boston")
-    parser.add_argument("--splits", default="2000-2009", help="split seeds (tuning seeds: 2000 onwards)")
-    parser.add_argument("--steps", type=int, default=3000)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--results", default=None, help="a JSON-lines file to append each split's record to")
+    add_split_arguments(parser)
     args = parser.parse_args(argv)
     set_threads(args.threads)
     from gpflow_deep.app.benchmark import append_result, parse_splits
