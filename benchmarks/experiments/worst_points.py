@@ -17,6 +17,7 @@ import argparse
 from typing import List, Optional
 
 import numpy as np
+from scipy.spatial.distance import cdist
 
 from benchmarks.common import provenance, set_threads
 from benchmarks.suites.calibration import EXACT_GP, exact_gp_mixture, mixture_chunks, trained
@@ -38,8 +39,7 @@ def per_row(chunks, Y) -> tuple:
 
 def nearest_distances(X_test: np.ndarray, X_train: np.ndarray) -> np.ndarray:
     """``[m]``: each test row's Euclidean distance to its nearest training row."""
-    squared = np.sum(X_test**2, 1)[:, None] - 2 * X_test @ X_train.T + np.sum(X_train**2, 1)[None]
-    return np.sqrt(np.maximum(np.min(squared, axis=1), 0.0))
+    return cdist(X_test, X_train).min(axis=1)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
