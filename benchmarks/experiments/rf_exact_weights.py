@@ -44,11 +44,10 @@ def exact_predictive(Phi, Y, Phi_test, noise_variance: float) -> Tuple[np.ndarra
 
 def log_evidence(Phi, Y, noise_variance: float) -> float:
     """log N(Y | 0, ΦΦᵀ + σ²I) for ``Phi [n, F]``, ``Y [n, 1]``, through the F × F matrix A (Woodbury):
-    log|K| = log|A| + n log σ², YᵀK⁻¹Y = (YᵀY − YᵀΦA⁻¹ΦᵀY/σ²)/σ²."""
+    log|K| = log|A| + n log σ², YᵀK⁻¹Y = (YᵀY − YᵀΦ m)/σ² with m = A⁻¹ΦᵀY/σ², W's posterior mean."""
     n = len(Y)
-    _, chol = linear_model_posterior(Phi, Y, noise_variance)
-    projected = np.linalg.solve(chol, Phi.T @ Y)
-    quadratic = (float(np.sum(Y**2)) - float(np.sum(projected**2)) / noise_variance) / noise_variance
+    mean, chol = linear_model_posterior(Phi, Y, noise_variance)
+    quadratic = (float(np.sum(Y**2)) - float(np.sum((Phi.T @ Y) * mean))) / noise_variance
     log_det = 2.0 * np.sum(np.log(np.diag(chol))) + n * np.log(noise_variance)
     return -0.5 * (quadratic + log_det + n * np.log(2.0 * np.pi))
 
