@@ -26,7 +26,6 @@ from gpflow.kullback_leiblers import gauss_kl
 from benchmarks.common import add_split_arguments, provenance, set_threads
 from benchmarks.suites.calibration import test_scores
 from gpflow_deep.layers import RandomFeatureLayer
-from gpflow_deep.layers.random_features.feature_maps import blockwise_matmul
 
 BUILDER = "build_random_feature_dgp"
 
@@ -48,16 +47,11 @@ class FullCovarianceWeights(RandomFeatureLayer):
         del copy.w_std
         return copy
 
-    def marginals(self, inputs, *, seed=None, mode="posterior", num_paths=None):
-        """Path s: ``(Φ_s W_s, 0)`` with W_s = m + S ε_s, ε_s keyed by ``seed``."""
-        omega_seed, w_seed = self._seeds(seed)
-        blocks, scale = self._feature_blocks(inputs, omega_seed, num_paths)
-        num_paths = tf.shape(blocks[0])[0] if num_paths is None else num_paths
+    def weight_draws(self, num_paths, seed):
+        """``[num_paths, F, L]``: one W = m + S ε per path, ε keyed by ``seed``."""
         shape = tf.concat([[num_paths], tf.shape(self.w_mean)], axis=0)
-        noise = tf.random.stateless_normal(shape, w_seed, dtype=blocks[0].dtype)  # [S, F, L]
-        W = self.w_mean + tf.einsum("lfg,sgl->sfl", self.w_sqrt, noise)
-        outputs = scale * blockwise_matmul(blocks, W)
-        return outputs, tf.zeros_like(outputs)
+        noise = tf.random.stateless_normal(shape, seed, dtype=self.w_mean.dtype)
+        return self.w_mean + tf.einsum("lfg,sgl->sfl", self.w_sqrt, noise)
 
     def weights_kl(self) -> tf.Tensor:
         """KL[q(W) ‖ N(0, I)]."""

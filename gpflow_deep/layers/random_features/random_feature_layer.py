@@ -184,10 +184,13 @@ class RandomFeatureLayer(gpflow.base.Module):
             mean = scale * blockwise_matmul(blocks, self.w_mean)
             return mean, scale**2 * blockwise_matmul([block**2 for block in blocks], self.w_std**2)
         num_paths = tf.shape(blocks[0])[0] if num_paths is None else num_paths
-        shape = tf.concat([[num_paths], tf.shape(self.w_mean)], axis=0)
-        W = self.w_mean + self.w_std * tf.random.stateless_normal(shape, w_seed, dtype=blocks[0].dtype)
-        outputs = scale * blockwise_matmul(blocks, W)
+        outputs = scale * blockwise_matmul(blocks, self.weight_draws(num_paths, w_seed))
         return outputs, tf.zeros_like(outputs)  # no gradient flows into the zeros: sqrt(0) is harmless
+
+    def weight_draws(self, num_paths: tf.Tensor, seed: tf.Tensor) -> tf.Tensor:
+        """``[num_paths, F, L]``: one W ~ q(W) per path, W = m + s ∘ ε with ε keyed by ``seed``."""
+        shape = tf.concat([[num_paths], tf.shape(self.w_mean)], axis=0)
+        return self.w_mean + self.w_std * tf.random.stateless_normal(shape, seed, dtype=self.w_mean.dtype)
 
     @staticmethod
     def _seeds(seed: tf.Tensor) -> Tuple[tf.Tensor, tf.Tensor]:
