@@ -1,5 +1,6 @@
 """What the entries share: the results folder, a record's provenance, timing."""
 
+import argparse
 import os
 import shlex
 import statistics
@@ -34,14 +35,21 @@ def set_threads(threads: int) -> None:
         tf.config.threading.set_inter_op_parallelism_threads(threads)
 
 
-def add_split_arguments(parser) -> None:
-    """``--dataset``, ``--splits``, ``--steps``, ``--threads`` and ``--results`` of an experiment that
-    trains a model per split of the calibration suite, as the suite trains it (tuning seeds by default)."""
+def split_experiment_arguments(prog: str, description: str, argv=None):
+    """The parsed ``--dataset``, ``--splits``, ``--steps``, ``--threads`` and ``--results`` of an
+    experiment that trains a model per split of the calibration suite, as the suite trains it (tuning
+    seeds by default), with TensorFlow's threads set from them."""
+    parser = argparse.ArgumentParser(
+        prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--dataset", default="boston")
     parser.add_argument("--splits", default="2000-2009", help="split seeds (tuning seeds: 2000 onwards)")
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--results", default=None, help="a JSON-lines file to append each split's record to")
+    args = parser.parse_args(argv)
+    set_threads(args.threads)
+    return args
 
 
 def median_seconds(function: Callable[[], object], repeats: int) -> float:

@@ -17,14 +17,13 @@ Example::
     python -m benchmarks rf_exact_weights --splits 2000-2009 --results benchmarks/results/rf_exact_weights.jsonl
 """
 
-import argparse
 from typing import List, Optional, Tuple
 
 import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.stats import norm
 
-from benchmarks.common import add_split_arguments, provenance, set_threads
+from benchmarks.common import provenance, split_experiment_arguments
 from benchmarks.suites.calibration import test_scores, trained
 from gpflow_deep.builders.random_feature_dgp import linear_model_posterior
 
@@ -79,14 +78,7 @@ def scored(model, part, steps_noise: float) -> dict:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks rf_exact_weights",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_split_arguments(parser)
-    args = parser.parse_args(argv)
-    set_threads(args.threads)
+    args = split_experiment_arguments("python -m benchmarks rf_exact_weights", __doc__, argv)
     import gpflow_deep as gd
     from gpflow_deep.app.benchmark import append_result, parse_splits
 

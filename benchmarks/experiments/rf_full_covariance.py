@@ -15,7 +15,6 @@ Example::
     python -m benchmarks rf_full_covariance --splits 2000-2009 --results benchmarks/results/rf_full_covariance.jsonl
 """
 
-import argparse
 from typing import List, Optional
 
 import gpflow
@@ -23,7 +22,7 @@ import numpy as np
 import tensorflow as tf
 from gpflow.kullback_leiblers import gauss_kl
 
-from benchmarks.common import add_split_arguments, provenance, set_threads
+from benchmarks.common import provenance, split_experiment_arguments
 from benchmarks.suites.calibration import test_scores
 from gpflow_deep.layers import RandomFeatureLayer
 
@@ -77,14 +76,7 @@ def scored_split(dataset: str, split: int, steps: int) -> dict:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks rf_full_covariance",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_split_arguments(parser)
-    args = parser.parse_args(argv)
-    set_threads(args.threads)
+    args = split_experiment_arguments("python -m benchmarks rf_full_covariance", __doc__, argv)
     from gpflow_deep.app.benchmark import append_result, parse_splits
 
     for split in parse_splits(args.splits):
