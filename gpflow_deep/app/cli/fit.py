@@ -153,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
         held = NOTHING  # a small or classification table keeps every row for training
         table = _learned_table(reader, args, held)
     _check_rows(args, table, reader.name, held)
+    for note in table.notes:
+        logger.warning("%s: %s", reader.name, note)
     preprocessing = table.preprocessing
     print(
         f"read {reader.name}: {table.rows:,} rows, {len(preprocessing.features)} input columns, "

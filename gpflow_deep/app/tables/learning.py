@@ -11,9 +11,9 @@ Each input column becomes, in this order of checks:
 - an identifier, text with more distinct values than that and than half its rows: left out;
 - other text: one-hot of its 100 most frequent values and one "other" input for the rest.
 
-The text values are counted in bounded memory (:class:`~.statistics.CategoryCounts`). What was
-done to a column other than the first three is logged at WARNING, and every such line is in
-:attr:`LearnedTable.notes`.
+The text values are counted in bounded memory (:class:`~.statistics.CategoryCounts`), over the
+rows with no missing value. What was done to a column other than the first three is a line of
+:attr:`LearnedTable.notes`, for the caller to show once (``gpflow-deep fit`` logs it at WARNING).
 
 ``likelihood="auto"`` picks the likelihood from the target: text with 2 labels is ``"bernoulli"``,
 with more ``"multiclass"``; numbers that are all 0 or 1 (both present) are ``"bernoulli"``; any
@@ -22,7 +22,6 @@ other numbers are a regression target, standardised, and ``preprocessing.likelih
 ``table.preprocessing.likelihood``.
 """
 
-import logging
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
@@ -46,7 +45,6 @@ from gpflow_deep.evaluation.reservoir import Reservoir
 from gpflow_deep.registry import CLASSIFICATION_LIKELIHOODS, LIKELIHOODS
 
 AUTO = "auto"
-logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -226,11 +224,14 @@ class _Pass:
         return result
 
     def _note(self, column: str, choice: CategoryChoice) -> None:
-        """Log (and keep) what was done to a text column with more than ``ONE_HOT_LIMIT`` values."""
+        """Keep a note of what was done to a text column with more than ``ONE_HOT_LIMIT`` values."""
         distinct = f"{choice.distinct:,}" if choice.distinct is not None else f"more than {TRACKED_VALUES:,}"
         if choice.categories is None:
             share = f"{IDENTIFIER_SHARE:.0%}"
-            note = f"column {column!r} left out: an identifier ({distinct} distinct values, over {share} of the rows)"
+            note = (
+                f"column {column!r} left out: an identifier ({distinct} distinct values, over {share} of the rows "
+                "with no missing value)"
+            )
         elif choice.other:
             note = (
                 f"column {column!r}: {distinct} distinct values; one-hot of the {len(choice.categories)} most "
@@ -239,7 +240,6 @@ class _Pass:
         else:
             return
         self.notes.append(note)
-        logger.warning("%s: %s", self.reader.name, note)
 
     def _check_classes(self, labels: List[str]) -> None:
         if self.likelihood == "bernoulli" and len(labels) != 2:

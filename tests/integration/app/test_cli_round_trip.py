@@ -2,6 +2,7 @@
 
 import csv
 import json
+import logging
 
 import numpy as np
 import pytest
@@ -193,3 +194,16 @@ def test_a_large_table_is_streamed_from_disk_without_its_missing_rows(tmp_path, 
     summary = json.loads((tmp_path / "run" / "training.json").read_text())
     assert summary["training_rows"] == 59 and summary["dropped_rows"] == 1 and summary["iterations"] == 10
     assert main(["predict", str(tmp_path / "run"), data, "--out", str(tmp_path / "p.csv")]) == 1
+
+
+def test_fit_logs_what_it_did_to_a_column_once(tmp_path, caplog):
+    # a small table is read twice (the default calibration hold-out applies only above 10,000 rows)
+    header, rows = regression_rows(150)
+    data = write_csv(tmp_path / "named.csv", header + ["name"], [row + [f"house{i}"] for i, row in enumerate(rows)])
+    with caplog.at_level(logging.WARNING, logger="gpflow_deep"):
+        assert main(["fit", data, "--target", "price", "--out", str(tmp_path / "run"), "--iterations", "2"]) == 0
+    notes = [record.getMessage() for record in caplog.records if "identifier" in record.getMessage()]
+    assert notes == [
+        "named.csv: column 'name' left out: an identifier (150 distinct values, over 50% of the rows with no "
+        "missing value)"
+    ]
