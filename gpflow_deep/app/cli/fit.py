@@ -119,6 +119,13 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         "--patience", type=int, default=10, help="held-out checks without improvement before stopping (default: 10)"
     )
     parser.add_argument("--drop-missing", action="store_true", help="drop rows with missing values instead of failing")
+    parser.add_argument(
+        "--ignore",
+        nargs="+",
+        default=[],
+        metavar="COLUMN",
+        help="columns to leave out of the inputs (ids, row numbers, mostly empty columns, ...): never read",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seeds the model, the split and training")
     workers = parser.add_argument_group(
         "several processes or machines (MultiWorkerMirroredStrategy; or set TF_CONFIG instead)",
@@ -144,7 +151,9 @@ def run(args: argparse.Namespace) -> int:
     _check_options(args, out_must_be_new=workers is None or workers.is_chief)
     if workers is not None:
         print(workers.describe())
-    reader = TableReader(args.data)
+    if args.target in args.ignore:
+        raise CommandError(f"--ignore: the target {args.target!r} cannot be left out")
+    reader = TableReader(args.data, ignore=args.ignore)
     if args.target not in reader.columns:
         raise CommandError(f"{reader.name} has no column {args.target!r} (columns: {', '.join(reader.columns)})")
     began = time.perf_counter()
@@ -388,7 +397,9 @@ def _check_rows(args, table, name: str, held) -> None:
     missing = table.missing_message(name)
     if missing is not None:
         if not args.drop_missing:
-            raise CommandError(f"{missing}; fix them or pass --drop-missing")
+            raise CommandError(
+                f"{missing}; fix them, pass --drop-missing, or leave mostly empty columns out with --ignore"
+            )
         print(missing.replace(" have missing values", " had missing values and were dropped"))
         if table.rows == table.missing_rows:
             raise CommandError("no rows left after dropping those with missing values")

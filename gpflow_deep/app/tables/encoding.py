@@ -40,8 +40,8 @@ class Preprocessing:
     :ivar target_mean: the mean subtracted from a regression target (Gaussian, Student-t, auto).
     :ivar target_std: the standard deviation a regression target is divided by.
     :ivar labels: class labels (as text) in the order of the classes 0…K−1.
-    :ivar left_out: columns of the training table that are not inputs (identifiers); a table may have
-        them or not.
+    :ivar left_out: columns of the training table that are not inputs (identifiers, and those the
+        user ignored); a table may have them or not.
     """
 
     target: str

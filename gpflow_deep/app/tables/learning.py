@@ -51,7 +51,8 @@ AUTO = "auto"
 class LearnedTable:
     """What :func:`learn_table` found.
 
-    :ivar rows: the rows of the file; ``missing_rows`` of them lack a value (in ``missing_columns``)
+    :ivar rows: the rows of the file; ``missing_rows`` of them lack a value (``missing_columns``:
+        how many rows lack one in each column that lacks any)
         and were left out of everything else.
     :ivar training_rows: the other rows, but those held out for early stopping.
     :ivar held_out_rows: the rows held out.
@@ -65,7 +66,7 @@ class LearnedTable:
     preprocessing: Preprocessing
     rows: int
     missing_rows: int
-    missing_columns: List[str]
+    missing_columns: Dict[str, int]
     training_rows: int
     held_out_rows: int
     sample: Dict[str, np.ndarray]
@@ -76,8 +77,9 @@ class LearnedTable:
         """One line naming the columns with missing values and the row count, or None if there are none."""
         if not self.missing_rows:
             return None
-        columns = ", ".join(self.missing_columns)
-        return f"{table_name}: {self.missing_rows} of {self.rows} rows have missing values (columns: {columns})"
+        columns = ", ".join(f"{column} {count:,}" for column, count in self.missing_columns.items())
+        rows = f"{self.missing_rows:,} of {self.rows:,} rows"
+        return f"{table_name}: {rows} have missing values (rows per column: {columns})"
 
 
 def learn_table(
@@ -131,7 +133,7 @@ class _Pass:
             self.add(batch)
             if on_batch is not None:
                 on_batch(self.rows)
-        missing_columns = [column for column in self.reader.columns if self.missing[column]]
+        missing_columns = {column: count for column, count in self.missing.items() if count}
         return LearnedTable(
             self.preprocessing(),
             self.rows,
@@ -192,7 +194,7 @@ class _Pass:
         )
 
     def preprocessing(self) -> Preprocessing:
-        result = Preprocessing(self.target, self.likelihood)
+        result = Preprocessing(self.target, self.likelihood, left_out=list(self.reader.ignored))
         for column in self.inputs:
             if column in self.moments:
                 moments = self.moments[column]
@@ -210,7 +212,7 @@ class _Pass:
                 result.features.append(dict(feature, other=True) if choice.other else feature)
             self._note(column, choice)
         if not result.features:
-            identifiers = ", ".join(result.left_out)
+            identifiers = ", ".join(column for column in result.left_out if column not in self.reader.ignored)
             raise TableError(f"{self.reader.name} has no input columns left: {identifiers} are identifiers")
         labels = [label_text(label) for label in self.labels.sorted()]
         if self.zeros_and_ones and len(labels) == 2:

@@ -46,11 +46,13 @@ class TableReader:
 
     :param kinds: ``{column: "numeric" | "text"}`` the columns must have (those of a trained run);
         the others get the kind the file shows. A numeric column with text is an error.
-    :ivar columns: the column names (stripped of surrounding spaces), in file order.
+    :param ignore: columns left out: never read, neither kinded nor checked for missing values.
+    :ivar columns: the column names (stripped of surrounding spaces) but ``ignore``'s, in file order.
+    :ivar ignored: ``ignore``'s columns, in file order.
     :ivar kinds: each column's kind.
     """
 
-    def __init__(self, path: str, kinds: Optional[Dict[str, str]] = None):
+    def __init__(self, path: str, kinds: Optional[Dict[str, str]] = None, ignore: Sequence[str] = ()):
         self.path, self.name = path, os.path.basename(path)
         if not os.path.isfile(path):
             raise TableError(f"{path}: no such file")
@@ -62,6 +64,13 @@ class TableReader:
         self.columns = [name.strip() for name in raw]
         _check_header(self.name, self.columns)
         self._raw = dict(zip(self.columns, raw))
+        unknown = [column for column in ignore if column not in self.columns]
+        if unknown:
+            raise TableError(f"{self.name} has no column {unknown[0]!r} to ignore (columns: {', '.join(self.columns)})")
+        self.ignored = [column for column in self.columns if column in ignore]
+        self.columns = [column for column in self.columns if column not in ignore]
+        if not self.columns:
+            raise TableError(f"{self.name}: every column is ignored")
         self.kinds = self._parquet_kinds() if self.parquet else self._csv_kinds()
         self.kinds.update({column: kind for column, kind in self._given.items() if column in self.kinds})
 

@@ -63,7 +63,8 @@ def test_missing_values_name_columns_and_rows(capsys, tmp_path):
     data = write_csv(tmp_path / "holes.csv", header, rows)
     message = one_line_error(capsys, fit(data))
     assert (
-        "holes.csv: 2 of 10 rows have missing values (columns: x, colour); fix them or pass --drop-missing" in message
+        "holes.csv: 2 of 10 rows have missing values (rows per column: x 2, colour 1); fix them, pass --drop-missing, "
+        "or leave mostly empty columns out with --ignore" in message
     )
 
 

@@ -158,7 +158,10 @@ def test_binary_labels_and_dropped_missing_rows(tmp_path, capsys):
     data = write_csv(tmp_path / "binary.csv", header[:3] + ["band"], rows)
     arguments = ["fit", data, "--target", "band", "--likelihood", "bernoulli", "--drop-missing"]
     assert main(arguments + ["--out", str(tmp_path / "run"), "--iterations", "10"]) == 0
-    assert "binary.csv: 1 of 30 rows had missing values and were dropped (columns: size)" in capsys.readouterr().out
+    assert (
+        "binary.csv: 1 of 30 rows had missing values and were dropped (rows per column: size 1)"
+        in capsys.readouterr().out
+    )
     assert json.loads((tmp_path / "run" / "training.json").read_text())["training_rows"] == 29
 
 
@@ -207,3 +210,32 @@ def test_fit_logs_what_it_did_to_a_column_once(tmp_path, caplog):
         "named.csv: column 'name' left out: an identifier (150 distinct values, over 50% of the rows with no "
         "missing value)"
     ]
+
+
+def test_ignored_columns_are_never_read_and_a_table_to_predict_may_have_them(tmp_path):
+    header, rows = regression_rows(48)
+    extra = [[str(i), "" if i % 3 else "see note", "x" if i == 5 else "1"] for i in range(48)]
+    wide_header = ["row"] + header + ["notes", "mostly_numbers"]  # "notes" mostly empty, one text cell in a number
+    wide = [[e[0]] + row + e[1:] for e, row in zip(extra, rows)]
+    train = write_csv(tmp_path / "train.csv", wide_header, wide[:40])
+    run_dir = tmp_path / "run"
+    arguments = ["fit", train, "--target", "price", "--out", str(run_dir), "--iterations", ITERATIONS]
+    assert main(arguments + ["--ignore", "notes", "row", "mostly_numbers"]) == 0
+    preprocessing = json.loads((run_dir / "preprocessing.json").read_text())
+    assert preprocessing["left_out"] == ["row", "notes", "mostly_numbers"]
+    assert json.loads((run_dir / "training.json").read_text())["training_rows"] == 40
+    narrow = write_csv(tmp_path / "narrow.csv", header, rows[40:])
+    wide_test = write_csv(tmp_path / "wide.csv", wide_header, wide[40:])
+    for data in (narrow, wide_test):
+        assert main(["predict", str(run_dir), data, "--out", str(data) + ".out"]) == 0
+    assert read_csv(narrow + ".out") == read_csv(wide_test + ".out")
+
+
+def test_ignoring_the_target_or_an_absent_column_is_refused(tmp_path, capsys):
+    header, rows = regression_rows(20)
+    data = write_csv(tmp_path / "t.csv", header, rows)
+    arguments = ["fit", data, "--target", "price", "--out", str(tmp_path / "run"), "--iterations", "2"]
+    assert main(arguments + ["--ignore", "price"]) == 1
+    assert "--ignore: the target 'price' cannot be left out" in capsys.readouterr().err
+    assert main(arguments + ["--ignore", "colour", "weight"]) == 1
+    assert "t.csv has no column 'weight' to ignore (columns: x, size, colour, price)" in capsys.readouterr().err
