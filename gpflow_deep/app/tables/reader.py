@@ -61,14 +61,15 @@ class TableReader:
         self._given = dict(kinds or {})
         self._done = 0.0
         raw = self._parquet_names() if self.parquet else self._csv_names()
-        self.columns = [name.strip() for name in raw]
-        _check_header(self.name, self.columns)
-        self._raw = dict(zip(self.columns, raw))
-        unknown = [column for column in ignore if column not in self.columns]
+        self._file_columns = [name.strip() for name in raw]
+        _check_header(self.name, self._file_columns)
+        self._raw = dict(zip(self._file_columns, raw))
+        unknown = [column for column in ignore if column not in self._file_columns]
         if unknown:
-            raise TableError(f"{self.name} has no column {unknown[0]!r} to ignore (columns: {', '.join(self.columns)})")
-        self.ignored = [column for column in self.columns if column in ignore]
-        self.columns = [column for column in self.columns if column not in ignore]
+            listed = ", ".join(self._file_columns)
+            raise TableError(f"{self.name} has no column {unknown[0]!r} to ignore (columns: {listed})")
+        self.ignored = [column for column in self._file_columns if column in ignore]
+        self.columns = [column for column in self._file_columns if column not in ignore]
         if not self.columns:
             raise TableError(f"{self.name}: every column is ignored")
         self.kinds = self._parquet_kinds() if self.parquet else self._csv_kinds()
@@ -156,7 +157,7 @@ class TableReader:
         match = _CONVERSION_ERROR.search(str(error))
         if match is None:
             return None
-        column = self.columns[int(match.group(1))]  # pyarrow counts the file's columns
+        column = self._file_columns[int(match.group(1))]  # pyarrow counts the file's columns
         if column in self._given:
             return TableError(f"{self.name}: column {column!r} was numeric in training, has {match.group(2)!r}")
         self.kinds[column] = TEXT

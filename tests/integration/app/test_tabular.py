@@ -40,6 +40,18 @@ def test_a_column_with_text_after_the_first_look_is_text(tmp_path, monkeypatch):
     assert table.preprocessing.features[0]["categories"] == ["0", "1", "2", "seven"]
 
 
+def test_an_ignored_column_is_never_read_and_the_kinds_still_name_the_right_column(tmp_path, monkeypatch):
+    monkeypatch.setattr(reader_module, "FIRST_LOOK_BYTES", 64)
+    monkeypatch.setattr(reader_module, "BLOCK_BYTES", 64)
+    lines = [f"{i},{'' if i % 2 else 'n'},{i},{i % 3}" for i in range(40)] + ["41,,41,seven"]
+    reader = TableReader(write(tmp_path, "row,notes,x,code\n" + "\n".join(lines) + "\n"), ignore=["notes", "row"])
+    assert reader.columns == ["x", "code"] and reader.ignored == ["row", "notes"] and set(reader.kinds) == {"x", "code"}
+    table = learn_table(reader, "x", "gaussian")
+    assert reader.kinds["code"] == "text", "pyarrow's column number counts the ignored columns too"
+    assert table.rows == 41 and table.missing_rows == 0
+    assert table.preprocessing.left_out == ["row", "notes"] and table.preprocessing.input_columns == ["code"]
+
+
 def test_learned_encoding_standardises_and_one_hot_encodes(tmp_path, monkeypatch):
     monkeypatch.setattr(reader_module, "BLOCK_BYTES", 40)  # several batches
     reader = TableReader(write(tmp_path, "size,colour,price\n1,red,10\n3,blue,20\n5,red,30\n7,green,40\n"))
