@@ -4,12 +4,14 @@ log-likelihood (standard error), the worst split, the mean coverage of the centr
 intervals (and of the calibrated ones), the range of the 90% coverage, and issue 34's bars; then
 the PIT histograms of the runs without calibration, summed over the splits, those runs split
 by split (test log-likelihood and 90% coverage), and every variant paired split by split with its
-builder's defaults of the same time.
+builder's defaults of the same time. ``--results`` takes several files, read as one.
 
 Examples::
 
     python -m benchmarks calibration_summary
     python -m benchmarks calibration_summary --splits 1000-1009 --steps 3000
+    python -m benchmarks calibration_summary --results benchmarks/results/calibration.jsonl \
+        benchmarks/results/calibration_second_ten.jsonl --splits 1000-1019
 """
 
 import argparse
@@ -197,12 +199,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "calibration.jsonl"))
+    parser.add_argument("--results", nargs="+", default=[os.path.join(RESULTS_DIR, "calibration.jsonl")])
     parser.add_argument("--splits", default=None, help="only these split seeds, e.g. 1000-1009 (default: all)")
     parser.add_argument("--steps", type=int, default=3000)
     args = parser.parse_args(argv)
     splits = None if args.splits is None else parse_splits(args.splits)
-    groups = grouped(read_results(args.results), splits, args.steps)
+    groups = grouped([record for path in args.results for record in read_results(path)], splits, args.steps)
     print(table(groups))
     print()
     print(pit_table(groups))

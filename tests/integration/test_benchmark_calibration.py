@@ -81,6 +81,20 @@ def test_the_summary_keeps_the_latest_run_of_each_split_and_reads_the_bars():
     assert "mean not met, worst not met, 90% within 0.87–0.93" in line
 
 
+def test_the_summary_reads_several_result_files_as_one(tmp_path, capsys):
+    from benchmarks.suites.calibration_summary import main
+
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    first.write_text(
+        "".join(json.dumps(_record(1000 + i, -2.0 - i / 10, 0.9, pit_histogram=[1] * 10)) + "\n" for i in range(2))
+    )
+    second.write_text(json.dumps(_record(1002, -2.6, 0.9, pit_histogram=[1] * 10)) + "\n")
+    assert main(["--results", str(first), str(second), "--splits", "1000-1002"]) == 0
+    scores = np.array([-2.0, -2.1, -2.6])
+    mean = f"{scores.mean():.3f} ({scores.std(ddof=1) / np.sqrt(3):.3f})"
+    assert f"| 3 (1000–1002) | {mean} | -2.600 (1002) |" in capsys.readouterr().out
+
+
 def test_the_pit_table_sums_the_uncalibrated_histograms():
     histograms = ([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [9, 8, 7, 6, 5, 4, 3, 2, 1, 0])
     runs = [_record(1000 + i, -2.3, 0.9, pit_histogram=h) for i, h in enumerate(histograms)]
