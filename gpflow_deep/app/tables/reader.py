@@ -46,7 +46,7 @@ class TableReader:
 
     :param kinds: ``{column: "numeric" | "text"}`` the columns must have (those of a trained run);
         the others get the kind the file shows. A numeric column with text is an error.
-    :param ignore: columns left out: never read, neither kinded nor checked for missing values.
+    :param ignore: columns left out: never read, given no kind and never checked for missing values.
     :ivar columns: the column names (stripped of surrounding spaces) but ``ignore``'s, in file order.
     :ivar ignored: ``ignore``'s columns, in file order.
     :ivar kinds: each column's kind.
