@@ -204,7 +204,8 @@ def test_fit_logs_what_it_did_to_a_column_once(tmp_path, caplog):
     header, rows = regression_rows(150)
     data = write_csv(tmp_path / "named.csv", header + ["name"], [row + [f"house{i}"] for i, row in enumerate(rows)])
     with caplog.at_level(logging.WARNING, logger="gpflow_deep"):
-        assert main(["fit", data, "--target", "price", "--out", str(tmp_path / "run"), "--iterations", "2"]) == 0
+        arguments = ["fit", data, "--target", "price", "--likelihood", "gaussian", "--iterations", "2"]
+        assert main(arguments + ["--out", str(tmp_path / "run")]) == 0
     notes = [record.getMessage() for record in caplog.records if "identifier" in record.getMessage()]
     assert notes == [
         "named.csv: column 'name' left out: an identifier (150 distinct values, over 50% of the rows with no "
@@ -220,7 +221,7 @@ def test_ignored_columns_are_never_read_and_a_table_to_predict_may_have_them(tmp
     train = write_csv(tmp_path / "train.csv", wide_header, wide[:40])
     run_dir = tmp_path / "run"
     arguments = ["fit", train, "--target", "price", "--out", str(run_dir), "--iterations", ITERATIONS]
-    assert main(arguments + ["--ignore", "notes", "row", "mostly_numbers"]) == 0
+    assert main(arguments + ["--likelihood", "gaussian", "--ignore", "notes", "row", "mostly_numbers"]) == 0
     preprocessing = json.loads((run_dir / "preprocessing.json").read_text())
     assert preprocessing["left_out"] == ["row", "notes", "mostly_numbers"]
     assert json.loads((run_dir / "training.json").read_text())["training_rows"] == 40
