@@ -2,13 +2,14 @@
 any output is written."""
 
 from dataclasses import dataclass
-from typing import Iterator, List, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 import numpy as np
 
 from gpflow_deep.app.cli.parsing import CommandError
 from gpflow_deep.app.cli.progress import RowProgress
 from gpflow_deep.app.tables import Rows, TableReader
+from gpflow_deep.app.tables.missing import missing_values_message
 from gpflow_deep.app.tables.stream import usable_rows
 
 DROPPED = "were dropped"
@@ -69,17 +70,15 @@ def checked_rows(
         usable += rows.num_rows
         progress(total)
     progress.close()
-    affected = [c for c in columns if missing[c]]
-    _check_missing(reader.name, affected, total, usable, target_needed, drop_missing, skipped_as)
+    message = missing_values_message(reader.name, total, total - usable, missing)
+    _check_missing(message, usable, target_needed, drop_missing, skipped_as)
     return CheckedRows(run, reader, columns, usable, target_needed)
 
 
-def _check_missing(
-    name: str, affected: List[str], total: int, usable: int, target_needed: bool, drop: bool, skipped_as: str
-) -> None:
-    if usable == total:
+def _check_missing(message: Optional[str], usable: int, target_needed: bool, drop: bool, skipped_as: str) -> None:
+    """Refuse the rows with missing values (``message``, None if there are none), or report them skipped."""
+    if message is None:
         return
-    message = f"{name}: {total - usable} of {total} rows have missing values (columns: {', '.join(affected)})"
     if not drop:
         hint = "; fix them or pass --drop-missing" if target_needed else "; fill them in or pass --skip-missing"
         raise CommandError(message + hint)

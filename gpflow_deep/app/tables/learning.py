@@ -29,6 +29,7 @@ import numpy as np
 
 from gpflow_deep.app.tables.dates import days_since_epoch
 from gpflow_deep.app.tables.encoding import Preprocessing, label_text
+from gpflow_deep.app.tables.missing import missing_values_message
 from gpflow_deep.app.tables.reader import ColumnKindChanged, TableReader
 from gpflow_deep.app.tables.rows import NUMERIC, TEXT, Rows, TableError
 from gpflow_deep.app.tables.split import held_out
@@ -75,11 +76,7 @@ class LearnedTable:
 
     def missing_message(self, table_name: str) -> Optional[str]:
         """One line naming the columns with missing values and the row count, or None if there are none."""
-        if not self.missing_rows:
-            return None
-        columns = ", ".join(f"{column} {count:,}" for column, count in self.missing_columns.items())
-        rows = f"{self.missing_rows:,} of {self.rows:,} rows"
-        return f"{table_name}: {rows} have missing values (rows per column: {columns})"
+        return missing_values_message(table_name, self.rows, self.missing_rows, self.missing_columns)
 
 
 def learn_table(

@@ -99,7 +99,7 @@ def test_missing_values_in_a_prediction_file(capsys, tmp_path, run_dir):
     data = write_csv(tmp_path / "gaps.csv", ["x", "size", "colour"], [["1", "2", "red"], ["1", "", "red"]])
     message = one_line_error(capsys, ["predict", run_dir, data, "--out", str(tmp_path / "p.csv")])
     assert message.endswith(
-        "gaps.csv: 1 of 2 rows have missing values (columns: size); fill them in or pass --skip-missing"
+        "gaps.csv: 1 of 2 rows have missing values (rows per column: size 1); fill them in or pass --skip-missing"
     )
 
 
