@@ -258,6 +258,7 @@ def test_a_variant_is_paired_split_by_split_with_the_defaults_of_its_time(monkey
     assert len(lines) == 3  # the current defaults are no variant of themselves
 
 
+@pytest.mark.slow  # a full L-BFGS fit of boston in a subprocess: about 35 s
 def test_the_exact_gp_reference_holds_on_the_split_whose_lengthscale_collapsed(tmp_path):
     """Boston split 2004 on one thread: unbounded, L-BFGS drove a lengthscale to zero and the
     posterior's Cholesky factor to NaN; bounded, the reference scores it."""
