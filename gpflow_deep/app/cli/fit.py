@@ -400,7 +400,7 @@ def _check_rows(args, table, name: str, held) -> None:
             raise CommandError(
                 f"{missing}; fix them, pass --drop-missing, or leave mostly empty columns out with --ignore"
             )
-        print(missing.replace(" have missing values", " had missing values and were dropped"))
+        print(table.missing_message(name, dropped=True))
         if table.rows == table.missing_rows:
             raise CommandError("no rows left after dropping those with missing values")
     if held.fraction > 0 and not held.default and table.held_out_rows == 0:

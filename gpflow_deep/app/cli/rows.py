@@ -2,7 +2,7 @@
 any output is written."""
 
 from dataclasses import dataclass
-from typing import Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Tuple
 
 import numpy as np
 
@@ -70,21 +70,22 @@ def checked_rows(
         usable += rows.num_rows
         progress(total)
     progress.close()
-    message = missing_values_message(reader.name, total, total - usable, missing)
-    _check_missing(message, usable, target_needed, drop_missing, skipped_as)
+    _check_missing(reader.name, total, usable, missing, target_needed, drop_missing, skipped_as)
     return CheckedRows(run, reader, columns, usable, target_needed)
 
 
-def _check_missing(message: Optional[str], usable: int, target_needed: bool, drop: bool, skipped_as: str) -> None:
-    """Refuse the rows with missing values (``message``, None if there are none), or report them skipped."""
-    if message is None:
+def _check_missing(
+    name: str, total: int, usable: int, per_column: Dict[str, int], target_needed: bool, drop: bool, skipped_as: str
+) -> None:
+    """Refuse the rows with missing values (``per_column``: rows missing each column), or report
+    them skipped as ``skipped_as`` says."""
+    if usable == total:
         return
     if not drop:
         hint = "; fix them or pass --drop-missing" if target_needed else "; fill them in or pass --skip-missing"
-        raise CommandError(message + hint)
-    if skipped_as == DROPPED:
-        print(message.replace(" have missing values", f" had missing values and {DROPPED}"))
-    else:
-        print(f"{message}: {skipped_as}")
+        raise CommandError(missing_values_message(name, total, total - usable, per_column) + hint)
+    dropped = skipped_as == DROPPED
+    message = missing_values_message(name, total, total - usable, per_column, dropped)
+    print(message if dropped else f"{message}: {skipped_as}")
     if usable == 0:
         raise CommandError("no rows left after skipping those with missing values")

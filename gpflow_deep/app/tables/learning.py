@@ -74,9 +74,10 @@ class LearnedTable:
     held_out_sample: Dict[str, np.ndarray]
     notes: List[str] = field(default_factory=list)
 
-    def missing_message(self, table_name: str) -> Optional[str]:
-        """One line naming the columns with missing values and the row count, or None if there are none."""
-        return missing_values_message(table_name, self.rows, self.missing_rows, self.missing_columns)
+    def missing_message(self, table_name: str, dropped: bool = False) -> Optional[str]:
+        """One line naming the columns with missing values and the row count (``dropped``: saying
+        they were dropped), or None if there are none."""
+        return missing_values_message(table_name, self.rows, self.missing_rows, self.missing_columns, dropped)
 
 
 def learn_table(

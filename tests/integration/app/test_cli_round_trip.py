@@ -151,6 +151,20 @@ def test_skip_missing_across_batches_with_no_usable_row(regression_run, tmp_path
     assert [all(field == "" for field in row) for row in predicted] == [i in range(1, 6) for i in range(len(rows))]
 
 
+def test_evaluate_and_predict_report_skipped_rows_per_column(regression_run, tmp_path, capsys):
+    run_dir, test, _ = regression_run
+    header, rows = read_csv(test)
+    rows[0][0], rows[2][0], rows[2][1] = "", "", ""
+    data = write_csv(tmp_path / "gaps.csv", header, rows)
+    assert main(["evaluate", str(run_dir), data, "--drop-missing"]) == 0
+    out = capsys.readouterr().out
+    assert "gaps.csv: 2 of 8 rows had missing values and were dropped (rows per column: x 2, size 1)" in out
+    assert "rows 6" in " ".join(out.split())
+    assert main(["predict", str(run_dir), data, "--out", str(tmp_path / "p.csv"), "--skip-missing"]) == 0
+    expected = "gaps.csv: 2 of 8 rows have missing values (rows per column: x 2, size 1): their lines have empty fields"
+    assert expected in capsys.readouterr().out
+
+
 def test_binary_labels_and_dropped_missing_rows(tmp_path, capsys):
     header, rows = regression_rows(30)
     rows = [row[:3] + ["high" if float(row[3]) > 100 else "low"] for row in rows]
