@@ -34,8 +34,9 @@ class AEPDGP(MonteCarloModel):
     likelihood with ``predict_log_density``; S = 20 Monte Carlo paths per step (the public code's).
 
     ``gd.fit`` steps it at 0.003 unless told otherwise (``default_learning_rate``; the public code's
-    is 0.001, the other models' 0.01): the data term lets the likelihood's noise fall towards zero,
-    and a smaller step slows that fall (``docs/aep.md``, "The likelihood's noise").
+    is 0.001, ``RandomFeatureDGP``'s also 0.003, the other models' 0.01): the data term lets the
+    likelihood's noise fall towards zero, and a smaller step slows that fall (``docs/aep.md``, "The
+    likelihood's noise").
     """
 
     default_num_samples = 20

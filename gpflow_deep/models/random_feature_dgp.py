@@ -25,7 +25,13 @@ class RandomFeatureDGP(MonteCarloModel):
     the rest as :class:`~gpflow_deep.models.monte_carlo.MonteCarloModel`: ``RandomFeatureLayer`` s
     (any layers keeping the protocol), with ``feed_forward`` every layer after the first taking X's
     D columns as ``fed_input_dim``; N_MC = ``num_samples`` paths per step (the paper starts at 1).
+
+    ``gd.fit`` steps it at 0.003 unless told otherwise (``default_learning_rate``; the paper's is
+    0.01): with Ω's q fitted, the features overfit as training goes on, and a smaller step scored
+    better on 19 of 20 fresh boston splits (``docs/benchmarks.md`` §12).
     """
+
+    default_learning_rate = 0.003
 
     def __init__(self, *args, feed_forward: bool = False, **options):
         super().__init__(*args, propagation=FeedInputs() if feed_forward else Sampled(), **options)

@@ -93,7 +93,7 @@ def fit(
     :param optimizer: any ``tf_keras`` optimizer; by default Adam with ``learning_rate``
         (:class:`~gpflow_deep.training.FusedAdam`, Keras's Adam with one fused update per variable).
     :param learning_rate: Adam's step size; None: the model's ``default_learning_rate`` (0.01;
-        ``AEPDGP``'s 0.003).
+        ``AEPDGP``'s and ``RandomFeatureDGP``'s 0.003).
     :param natgrad_gamma: if given, the last layer's (q_mu, q_sqrt) take natural-gradient steps
         of this size (GPflow's ``NaturalGradient``) and the optimizer trains everything else.
     :param seed: seeds the model's generator and the shuffling: the same seed, the same run.

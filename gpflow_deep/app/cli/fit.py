@@ -91,7 +91,10 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         f"{DEFAULT_MINIBATCH:,})",
     )
     parser.add_argument(
-        "--learning-rate", type=float, default=None, help="Adam's step size (default: the model's: 0.01, aep_dgp 0.003)"
+        "--learning-rate",
+        type=float,
+        default=None,
+        help="Adam's step size (default: the model's: 0.01; aep_dgp and random_feature_dgp 0.003)",
     )
     parser.add_argument(
         "--likelihood",

@@ -131,7 +131,8 @@ def test_the_chosen_likelihood_is_kept_and_restored_for_predict(tmp_path, capsys
 
 
 @pytest.mark.parametrize(
-    "model, given, used", [("aep_dgp", [], 0.003), ("deep_gp", [], 0.01), ("aep_dgp", ["0.02"], 0.02)]
+    "model, given, used",
+    [("aep_dgp", [], 0.003), ("random_feature_dgp", [], 0.003), ("deep_gp", [], 0.01), ("aep_dgp", ["0.02"], 0.02)],
 )
 def test_the_learning_rate_is_the_models_own_unless_given(tmp_path, model, given, used):
     data = write_csv(tmp_path / "t.csv", *regression_rows(40))
@@ -142,8 +143,10 @@ def test_the_learning_rate_is_the_models_own_unless_given(tmp_path, model, given
 
 
 def test_the_learning_rate_help_names_the_models_defaults(capsys):
-    from gpflow_deep.models import AEPDGP, DeepGP
+    from gpflow_deep.models import AEPDGP, DeepGP, RandomFeatureDGP
 
     assert main(["fit", "--help"]) == 0
     words = " ".join(capsys.readouterr().out.split())  # the help, unwrapped
-    assert f"the model's: {DeepGP.default_learning_rate:g}, aep_dgp {AEPDGP.default_learning_rate:g})" in words
+    assert AEPDGP.default_learning_rate == RandomFeatureDGP.default_learning_rate
+    rates = f"the model's: {DeepGP.default_learning_rate:g}; aep_dgp and random_feature_dgp"
+    assert f"{rates} {AEPDGP.default_learning_rate:g})" in words

@@ -42,17 +42,24 @@ def test_same_seed_same_run(concrete_split):
     assert not np.array_equal(gd.fit(other, (X, Y), 15, batch_size=32, seed=5, progress=False).objectives, runs[0][0])
 
 
-@pytest.mark.parametrize("builder, rate", [(gd.build_deep_gp, 0.01), (gd.build_aep_dgp, 0.003)])
-def test_without_a_learning_rate_fit_takes_the_models_own(concrete_split, builder, rate):
+@pytest.mark.parametrize(
+    "builder, options, rate",
+    [
+        (gd.build_deep_gp, {"num_inducing": 10}, 0.01),
+        (gd.build_aep_dgp, {"num_inducing": 10}, 0.003),
+        (gd.build_random_feature_dgp, {"num_features": 10}, 0.003),
+    ],
+)
+def test_without_a_learning_rate_fit_takes_the_models_own(concrete_split, builder, options, rate):
     """``learning_rate=None`` is the model's ``default_learning_rate``: the same two steps as
     passing it, and not the steps of another rate."""
     X, Y, _, _ = concrete_split
     runs = {}
     for given in (None, rate, 2 * rate):
-        model = builder(X[:60], Y[:60], num_inducing=10)
+        model = builder(X[:60], Y[:60], **options)
         gd.fit(model, (X[:60], Y[:60]), iterations=2, learning_rate=given, seed=1, progress=False)
         runs[given] = parameters(model)
-    assert builder(X[:60], Y[:60], num_inducing=10).default_learning_rate == rate
+    assert builder(X[:60], Y[:60], **options).default_learning_rate == rate
     for default, same in zip(runs[None], runs[rate]):
         np.testing.assert_array_equal(default, same)
     assert any(not np.array_equal(a, b) for a, b in zip(runs[None], runs[2 * rate]))
