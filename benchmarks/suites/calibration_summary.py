@@ -3,8 +3,9 @@ builder, data set, likelihood and calibration fraction, over the splits run, the
 log-likelihood (standard error), the worst split, the mean coverage of the central 50/80/90/95%
 intervals (and of the calibrated ones), the range of the 90% coverage, and issue 34's bars; then
 the PIT histograms of the runs without calibration, summed over the splits, those runs split
-by split (test log-likelihood and 90% coverage), and every variant paired split by split with its
-builder's defaults of the same time. ``--results`` takes several files, read as one.
+by split (test log-likelihood and 90% coverage), every variant paired split by split with its
+builder's defaults of the same time, and every run without calibration paired with the exact
+GP's on the same splits. ``--results`` takes several files, read as one.
 
 Examples::
 
@@ -24,6 +25,7 @@ import numpy as np
 
 from benchmarks.common import RESULTS_DIR
 from benchmarks.defaults_history import older_defaults
+from benchmarks.suites.calibration import EXACT_GP
 from gpflow_deep.app.benchmark import parse_splits, read_results
 
 LEVELS = (50, 80, 90, 95)
@@ -162,6 +164,20 @@ def _defaults_label(record: Dict) -> str:
     return record["builder"] + _older_suffix(record)
 
 
+def _paired_cells(records: List[Dict], reference: List[Dict]) -> Optional[str]:
+    """``| splits in common | mean difference (s.e.) | higher on |`` of ``records`` minus ``reference``
+    over the splits both ran; None below two splits in common."""
+    theirs = {record["split"]: record["log_likelihood"] for record in reference}
+    differences = np.array([r["log_likelihood"] - theirs[r["split"]] for r in records if r["split"] in theirs])
+    if len(differences) < 2:
+        return None
+    error = differences.std(ddof=1) / np.sqrt(len(differences))
+    return (
+        f"| {len(differences)} | {differences.mean():+.3f} ({error:.3f}) "
+        f"| {int(np.sum(differences > 0))} of {len(differences)} |"
+    )
+
+
 def paired_table(groups: Dict[tuple, List[Dict]]) -> str:
     """Each variant (options, learning rate, likelihood, held-out stopping) beside its builder's
     defaults of the same time (older defaults beside older defaults), and older defaults beside the
@@ -178,18 +194,27 @@ def paired_table(groups: Dict[tuple, List[Dict]]) -> str:
         if label == defaults and likelihood == "default":  # older defaults: beside the current ones
             defaults = records[0]["builder"]
         reference = groups.get((defaults, dataset, "default", fraction))
-        if reference is None or reference is records:
-            continue
-        theirs = {record["split"]: record["log_likelihood"] for record in reference}
-        differences = np.array([r["log_likelihood"] - theirs[r["split"]] for r in records if r["split"] in theirs])
-        if len(differences) < 2:
-            continue
-        error = differences.std(ddof=1) / np.sqrt(len(differences))
-        name = label.removeprefix("build_") + ("" if likelihood == "default" else f", {likelihood} likelihood")
-        rows.append(
-            f"| {name} | {dataset} | {fraction:g} | {len(differences)} | {differences.mean():+.3f} ({error:.3f}) "
-            f"| {int(np.sum(differences > 0))} of {len(differences)} |"
-        )
+        cells = None if reference is None or reference is records else _paired_cells(records, reference)
+        if cells is not None:
+            name = label.removeprefix("build_") + ("" if likelihood == "default" else f", {likelihood} likelihood")
+            rows.append(f"| {name} | {dataset} | {fraction:g} {cells}")
+    return "\n".join([header] + rows)
+
+
+def exact_gp_table(groups: Dict[tuple, List[Dict]]) -> str:
+    """Every run without calibration beside the exact GP's on the same data set, over the splits
+    both ran: the mean of its test log-likelihood minus the exact GP's (standard error), and on how
+    many of those splits it is higher."""
+    header = (
+        "| builder | data set | likelihood | splits in common | test log-lik, builder − exact GP (s.e.) "
+        "| builder higher on |\n|---|---|---|---|---|---|"
+    )
+    rows = []
+    for (label, dataset, likelihood, _), records in _uncalibrated(groups).items():
+        reference = groups.get((EXACT_GP, dataset, "default", 0.0))
+        cells = None if reference is None or reference is records else _paired_cells(records, reference)
+        if cells is not None:
+            rows.append(f"| {label.removeprefix('build_')} | {dataset} | {likelihood} {cells}")
     return "\n".join([header] + rows)
 
 
@@ -212,6 +237,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(split_table(groups))
     print()
     print(paired_table(groups))
+    print()
+    print(exact_gp_table(groups))
     return 0
 
 
