@@ -164,9 +164,12 @@ def _defaults_label(record: Dict) -> str:
     return record["builder"] + _older_suffix(record)
 
 
-def _paired_cells(records: List[Dict], reference: List[Dict]) -> Optional[str]:
+def _paired_cells(records: List[Dict], reference: Optional[List[Dict]]) -> Optional[str]:
     """``| splits in common | mean difference (s.e.) | higher on |`` of ``records`` minus ``reference``
-    over the splits both ran; None below two splits in common."""
+    over the splits both ran; None without a reference other than ``records`` themselves, or below
+    two splits in common."""
+    if reference is None or reference is records:
+        return None
     theirs = {record["split"]: record["log_likelihood"] for record in reference}
     differences = np.array([r["log_likelihood"] - theirs[r["split"]] for r in records if r["split"] in theirs])
     if len(differences) < 2:
@@ -193,8 +196,7 @@ def paired_table(groups: Dict[tuple, List[Dict]]) -> str:
         defaults = _defaults_label(records[0])
         if label == defaults and likelihood == "default":  # older defaults: beside the current ones
             defaults = records[0]["builder"]
-        reference = groups.get((defaults, dataset, "default", fraction))
-        cells = None if reference is None or reference is records else _paired_cells(records, reference)
+        cells = _paired_cells(records, groups.get((defaults, dataset, "default", fraction)))
         if cells is not None:
             name = label.removeprefix("build_") + ("" if likelihood == "default" else f", {likelihood} likelihood")
             rows.append(f"| {name} | {dataset} | {fraction:g} {cells}")
@@ -211,8 +213,7 @@ def exact_gp_table(groups: Dict[tuple, List[Dict]]) -> str:
     )
     rows = []
     for (label, dataset, likelihood, _), records in _uncalibrated(groups).items():
-        reference = groups.get((EXACT_GP, dataset, "default", 0.0))
-        cells = None if reference is None or reference is records else _paired_cells(records, reference)
+        cells = _paired_cells(records, groups.get((EXACT_GP, dataset, "default", 0.0)))
         if cells is not None:
             rows.append(f"| {label.removeprefix('build_')} | {dataset} | {likelihood} {cells}")
     return "\n".join([header] + rows)
