@@ -43,6 +43,7 @@ EXPERIMENTS = {
     "profile_step": ("benchmarks.experiments.profile_step", "TensorFlow's profiler on one step, per op"),
     "random_feature_cost": ("benchmarks.experiments.random_feature_cost", "where a random-feature step's time goes"),
     "worst_points": ("benchmarks.experiments.worst_points", "the test rows that decide a split's log-likelihood"),
+    "row_in_test": ("benchmarks.experiments.row_in_test", "one row's weight in the bars: the splits testing it"),
     "rf_exact_weights": (
         "benchmarks.experiments.rf_exact_weights",
         "a random-feature GP's mean-field q(W) beside W's exact posterior",
