@@ -79,9 +79,14 @@ def row(key: tuple, records: List[Dict]) -> str:
 
 
 def _span(splits: List[int]) -> str:
-    if len(splits) > 1 and splits == list(range(splits[0], splits[-1] + 1)):
-        return f"{splits[0]}–{splits[-1]}"
-    return ", ".join(map(str, splits))
+    """Sorted split seeds as runs: "1000–1019, 3005"."""
+    runs: List[List[int]] = []
+    for split in splits:
+        if runs and split == runs[-1][-1] + 1:
+            runs[-1].append(split)
+        else:
+            runs.append([split])
+    return ", ".join(f"{run[0]}–{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
 
 
 def _verdict(dataset: str, scores: np.ndarray, records: List[Dict], fraction: float) -> str:

@@ -81,6 +81,13 @@ def test_the_summary_keeps_the_latest_run_of_each_split_and_reads_the_bars():
     assert "mean not met, worst not met, 90% within 0.87–0.93" in line
 
 
+def test_a_row_names_separate_sets_of_splits_as_runs():
+    splits = [1000, 1001, 1002, 1005, 3000, 3001]
+    records = [_record(split, -2.2, 0.9) for split in splits]
+    [(key, runs)] = grouped(records, splits=None, steps=3000).items()
+    assert "| 6 (1000–1002, 1005, 3000–3001) |" in row(key, runs)
+
+
 def test_the_summary_reads_several_result_files_as_one(tmp_path, capsys):
     from benchmarks.suites.calibration_summary import main
 
