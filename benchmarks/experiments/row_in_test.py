@@ -4,8 +4,9 @@ The calibration suite's split s is a random 90/10 partition with seed s (``uci_s
 one row lands in a split's test part with probability t/n (t test rows of n) and in at least one
 of k splits with probability 1 − (1 − t/n)^k. For ``--row`` (0-based, in the shipped table's
 order) of ``--dataset``, printed: the row, that chance for ten splits, and per builder of the
-``--results`` runs without calibration (default likelihood), the splits holding the row with
-their test log-likelihood, and the mean (standard error) and worst of the other splits. Example::
+``--results`` runs of 3,000 steps without calibration (default likelihood), the splits holding
+the row with their test log-likelihood, and the mean (standard error) and worst of the others.
+Example::
 
     python -m benchmarks row_in_test --dataset boston --row 364 --results \
         benchmarks/results/calibration.jsonl benchmarks/results/calibration_second_ten.jsonl \
@@ -38,8 +39,9 @@ def chance_in_some(num_rows: int, num_splits: int) -> float:
 
 
 def table(records: List[Dict], num_rows: int, row: int, dataset: str) -> str:
-    """One markdown row per builder (default likelihood, no calibration) of ``dataset``: the splits
-    holding ``row`` and their scores, then the other splits' mean (s.e.) and worst (split)."""
+    """One markdown row per builder of ``dataset`` (3,000 steps, default likelihood, no
+    calibration): the splits holding ``row`` and their scores, then the others' mean (s.e.) and
+    worst (split)."""
     header = (
         "| builder | splits | holding the row: split (test log-lik) | the others: mean (s.e.) | worst (split) |"
         "\n|---|---|---|---|---|"
