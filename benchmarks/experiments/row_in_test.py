@@ -14,11 +14,9 @@ Example::
 """
 
 import argparse
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
-import numpy as np
-
-from benchmarks.suites.calibration_summary import grouped
+from benchmarks.suites.calibration_summary import grouped, score_cells
 from gpflow_deep.app.benchmark import parse_splits, read_results
 from gpflow_deep.datasets.uci import load, split_indices
 
@@ -38,27 +36,23 @@ def chance_in_some(num_rows: int, num_splits: int) -> float:
     return 1.0 - (1.0 - test_rows / num_rows) ** num_splits
 
 
-def table(records: List[Dict], num_rows: int, row: int, dataset: str) -> str:
+def table(records: List[Dict], num_rows: int, row: int, dataset: str, splits: Optional[Sequence[int]] = None) -> str:
     """One markdown row per builder of ``dataset`` (3,000 steps, default likelihood, no
-    calibration): the splits holding ``row`` and their scores, then the others' mean (s.e.) and
-    worst (split)."""
+    calibration; only ``splits`` if given): the splits holding ``row`` and their scores, then the
+    others' mean (s.e.) and worst (split)."""
     header = (
         "| builder | splits | holding the row: split (test log-lik) | the others: mean (s.e.) | worst (split) |"
         "\n|---|---|---|---|---|"
     )
     rows = [header]
-    for (builder, data, likelihood, fraction), runs in grouped(records, None, steps=3000).items():
+    for (builder, data, likelihood, fraction), runs in grouped(records, splits, steps=3000).items():
         if data != dataset or likelihood != "default" or fraction:
             continue
-        holding = [run for run in runs if holds_row(num_rows, run["split"], row)]
-        others = [run for run in runs if run not in holding]
+        tested = [holds_row(num_rows, run["split"], row) for run in runs]
+        holding = [run for run, held in zip(runs, tested) if held]
+        others = [run for run, held in zip(runs, tested) if not held]
         listed = ", ".join(f"{run['split']} ({run['log_likelihood']:.3f})" for run in holding) or "none"
-        summary = "| | |"
-        if len(others) > 1:
-            scores = np.array([run["log_likelihood"] for run in others])
-            worst = others[int(np.argmin(scores))]
-            error = scores.std(ddof=1) / np.sqrt(len(scores))
-            summary = f"| {scores.mean():.3f} ({error:.3f}) | {worst['log_likelihood']:.3f} ({worst['split']}) |"
+        summary = f"| {score_cells(others)} |" if len(others) > 1 else "| | |"
         rows.append(f"| {builder.removeprefix('build_')} | {len(runs)} | {listed} {summary}")
     return "\n".join(rows)
 
@@ -78,14 +72,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not 0 <= args.row < len(data.X):
         parser.error(f"--row must be in 0..{len(data.X) - 1} for {args.dataset}, got {args.row}")
     records = [record for path in args.results for record in read_results(path)]
-    if args.splits is not None:
-        wanted = set(parse_splits(args.splits))
-        records = [record for record in records if record["split"] in wanted]
+    splits = None if args.splits is None else parse_splits(args.splits)
     inputs = ", ".join(f"{value:g}" for value in data.X[args.row])
     print(f"{args.dataset} row {args.row}: target {data.Y[args.row, 0]:g}, inputs {inputs}")
     print(f"in at least one test part of ten random splits with probability {chance_in_some(len(data.X), 10):.2f}")
     print()
-    print(table(records, len(data.X), args.row, args.dataset))
+    print(table(records, len(data.X), args.row, args.dataset, splits))
     return 0
 
 

@@ -63,8 +63,6 @@ def row(key: tuple, records: List[Dict]) -> str:
     """One markdown row: the group's figures over its splits."""
     builder, dataset, likelihood, fraction = key
     scores = np.array([record["log_likelihood"] for record in records])
-    worst = records[int(np.argmin(scores))]
-    error = scores.std(ddof=1) / np.sqrt(len(scores)) if len(scores) > 1 else float("nan")
     coverage = " / ".join(f"{np.mean([r[f'coverage_{level}'] for r in records]):.2f}" for level in LEVELS)
     if fraction:
         calibrated = [np.mean([r[f"calibrated_coverage_{level}"] for r in records]) for level in LEVELS]
@@ -73,9 +71,17 @@ def row(key: tuple, records: List[Dict]) -> str:
     splits = [record["split"] for record in records]
     return (
         f"| {builder.removeprefix('build_')} | {dataset} | {likelihood} | {fraction:g} | {len(records)} "
-        f"({_span(splits)}) | {scores.mean():.3f} ({error:.3f}) | {worst['log_likelihood']:.3f} ({worst['split']}) "
-        f"| {coverage} | {min(ninety):.2f}–{max(ninety):.2f} | {_verdict(dataset, scores, records, fraction)} |"
+        f"({_span(splits)}) | {score_cells(records)} | {coverage} | {min(ninety):.2f}–{max(ninety):.2f} "
+        f"| {_verdict(dataset, scores, records, fraction)} |"
     )
+
+
+def score_cells(records: List[Dict]) -> str:
+    """``mean (s.e.) | worst (split)`` of the records' test log-likelihoods (s.e. nan for one)."""
+    scores = np.array([record["log_likelihood"] for record in records])
+    worst = records[int(np.argmin(scores))]
+    error = scores.std(ddof=1) / np.sqrt(len(scores)) if len(scores) > 1 else float("nan")
+    return f"{scores.mean():.3f} ({error:.3f}) | {worst['log_likelihood']:.3f} ({worst['split']})"
 
 
 def _span(splits: List[int]) -> str:
