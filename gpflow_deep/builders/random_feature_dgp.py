@@ -52,7 +52,9 @@ class RandomFeatureDGPConfig(Presets):
         one-layer random-feature GP); False: at the prior.
     :ivar noise_variance: the Gaussian likelihood's initial variance, when no likelihood is given;
         None: 0.01·var(Y) (the paper's e⁻²).
-    :ivar num_samples: S, the Monte Carlo paths per training step.
+    :ivar num_samples: S, the Monte Carlo paths per training step and member.
+    :ivar num_members: K, independent members (Ω's ε, q(Ω), q(W)) of every layer, path s taking
+        member s mod K: a mixture posterior whose members disagree far from the data (1: the paper's).
     """
 
     hidden_width: Optional[int] = None
@@ -68,6 +70,7 @@ class RandomFeatureDGPConfig(Presets):
     last_layer_at_posterior: bool = True
     noise_variance: Optional[float] = None
     num_samples: int = 1
+    num_members: int = 1
 
     @classmethod
     def paper(cls) -> "RandomFeatureDGPConfig":
@@ -103,6 +106,7 @@ def build_random_feature_dgp(
     check_choice("kernel", config.kernel, KERNELS)
     check_choice("omega_mode", config.omega_mode, OMEGA_MODES)
     num_features = check_positive_int("num_features", config.num_features)
+    members = check_positive_int("num_members", config.num_members)
     data = prepare_data(
         X, Y, num_layers, likelihood, lambda Y: gaussian_likelihood(BUILDER, config.noise_variance, Y), num_data
     )
@@ -122,6 +126,7 @@ def build_random_feature_dgp(
             omega_mode=config.omega_mode,
             local_reparameterisation=local_reparameterisation,
             fed_input_dim=fed,
+            num_members=members,
             seed=(seed, index),
             name=f"layer_{index}",
             **start,
@@ -137,7 +142,7 @@ def build_random_feature_dgp(
         layers,
         data.likelihood,
         num_data=data.num_data,
-        num_samples=config.num_samples,
+        num_samples=members * check_positive_int("num_samples", config.num_samples),
         feed_forward=feed_forward,
         seed=seed,
     )
@@ -185,27 +190,32 @@ def _column_scales(X: np.ndarray) -> np.ndarray:
 def _last_layer_posterior(
     hidden: List[RandomFeatureLayer], last: RandomFeatureLayer, data: BuilderData, feed_forward: bool, seed: int
 ) -> Dict[str, np.ndarray]:
-    """``w_mean`` ``[F, L]`` and ``w_std`` ``[F, L]``: q(W) of the ``last`` layer (as it starts) at
-    the mean-field optimum of its Bayesian linear model y = Φ W + ε on the features of the
-    ``hidden`` layers' mean outputs: with A = I + ΦᵀΦ/σ² (summed over at most 2,000 rows, scaled
-    to N), mean A⁻¹ΦᵀY/σ² (the exact posterior mean, which is also the mean-field one) and
-    standard deviations 1/sqrt(diag A) (the mean-field ones)."""
+    """``w_mean`` and ``w_std``, ``[F, L]`` (``[K, F, L]`` with K members): q(W) of the ``last``
+    layer (as it starts) at the mean-field optimum of its Bayesian linear model y = Φ W + ε on the
+    features of the ``hidden`` layers' mean outputs, member by member: with A = I + ΦᵀΦ/σ² (summed
+    over at most 2,000 rows, scaled to N), mean A⁻¹ΦᵀY/σ² (the exact posterior mean, which is also
+    the mean-field one) and standard deviations 1/sqrt(diag A) (the mean-field ones)."""
     X, Y = data.X, data.Y
     rows = np.arange(len(X))
     if len(X) > MAX_ROWS_FOR_INITIAL_POSTERIOR:
         rows = np.sort(np.random.default_rng(seed).choice(len(X), MAX_ROWS_FOR_INITIAL_POSTERIOR, replace=False))
     X_rows = tf.convert_to_tensor(X[rows])
+    members = last.num_members  # path k below is member k
     inputs = X_rows[None]
     fixed_seed = tf.constant([seed, 0], tf.int64)
     for layer in hidden:
-        inputs = tf.linalg.matmul(layer.features(inputs, fixed_seed), layer.w_mean)
+        weights = layer.for_paths(layer.w_mean, members)
+        inputs = tf.linalg.matmul(layer.features(inputs, fixed_seed, num_paths=members), weights)
         if feed_forward:
-            inputs = tf.concat([inputs, X_rows[None]], axis=-1)
-    Phi = last.features(inputs, fixed_seed)[0].numpy()
-    mean, chol = linear_model_posterior(Phi, Y[rows], data.likelihood.variance.numpy(), data.num_data / len(rows))
-    precision_diagonal = np.sum(chol**2, axis=1)  # A = LLᵀ: A_ii = Σ_j L_ij²
-    std = np.tile(1.0 / np.sqrt(precision_diagonal)[:, None], (1, last.output_dim))
-    return dict(w_mean=mean, w_std=std)
+            inputs = tf.concat([inputs, tf.tile(X_rows[None], [members, 1, 1])], axis=-1)
+    means, stds = [], []
+    for Phi in last.features(inputs, fixed_seed, num_paths=members).numpy():
+        mean, chol = linear_model_posterior(Phi, Y[rows], data.likelihood.variance.numpy(), data.num_data / len(rows))
+        precision_diagonal = np.sum(chol**2, axis=1)  # A = LLᵀ: A_ii = Σ_j L_ij²
+        means.append(mean)
+        stds.append(np.tile(1.0 / np.sqrt(precision_diagonal)[:, None], (1, last.output_dim)))
+    shape = last.w_mean.shape
+    return dict(w_mean=np.reshape(means, shape), w_std=np.reshape(stds, shape))
 
 
 def linear_model_posterior(

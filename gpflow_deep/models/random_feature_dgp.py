@@ -1,9 +1,11 @@
 """RandomFeatureDGP: deep GPs as Bayesian networks of random features (Cutajar et al. 2017)."""
 
+import math
+
 import tensorflow as tf
 from gpflow.base import RegressionData
 
-from gpflow_deep.models.base import objective_shapes
+from gpflow_deep.models.base import DEFAULT_PREDICTION_SAMPLES, objective_shapes
 from gpflow_deep.models.monte_carlo import MonteCarloModel
 from gpflow_deep.propagation import FeedInputs, Sampled
 
@@ -25,6 +27,9 @@ class RandomFeatureDGP(MonteCarloModel):
     the rest as :class:`~gpflow_deep.models.monte_carlo.MonteCarloModel`: ``RandomFeatureLayer`` s
     (any layers keeping the protocol), with ``feed_forward`` every layer after the first taking X's
     D columns as ``fed_input_dim``; N_MC = ``num_samples`` paths per step (the paper starts at 1).
+    With layers of K members (``num_members``), path s is member s mod K's: give N_MC as a
+    multiple of K so that every member's bound has the same weight; predictions default to the
+    multiple of K at or above 100 paths.
 
     ``gd.fit`` steps it at 0.003 unless told otherwise (``default_learning_rate``; the paper's is
     0.01): with Ω's q fitted, the features overfit as training goes on, and a smaller step scored
@@ -33,8 +38,10 @@ class RandomFeatureDGP(MonteCarloModel):
 
     default_learning_rate = 0.003
 
-    def __init__(self, *args, feed_forward: bool = False, **options):
-        super().__init__(*args, propagation=FeedInputs() if feed_forward else Sampled(), **options)
+    def __init__(self, layers, *args, feed_forward: bool = False, **options):
+        members = max(getattr(layer, "num_members", 1) for layer in layers)
+        options.setdefault("num_prediction_samples", members * math.ceil(DEFAULT_PREDICTION_SAMPLES / members))
+        super().__init__(layers, *args, propagation=FeedInputs() if feed_forward else Sampled(), **options)
         self.feed_forward = bool(feed_forward)
 
     @objective_shapes

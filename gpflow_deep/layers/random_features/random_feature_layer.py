@@ -17,15 +17,18 @@ OMEGA_MODES = ("prior-fixed", "var-fixed", "var-resampled")
 
 
 @check_shapes(
-    "mean: [rows, columns]",
-    "std: [rows, columns]",
+    "mean: [members..., rows, columns]",
+    "std: [members..., rows, columns]",
     "prior_variance: [rows, 1]",
     "return: []",
 )
 def diagonal_gaussian_kl(mean: tf.Tensor, std: tf.Tensor, prior_variance: tf.Tensor) -> tf.Tensor:
-    """KL[Π N(m_ij, s²_ij) ‖ Π N(0, p_i)] = ½ Σ_ij (s²_ij/p_i + m²_ij/p_i − 1 − log(s²_ij/p_i))."""
+    """KL[Π N(m_ij, s²_ij) ‖ Π N(0, p_i)] = ½ Σ_ij (s²_ij/p_i + m²_ij/p_i − 1 − log(s²_ij/p_i)),
+    averaged over the leading ``members`` axes if any."""
     ratio = std**2 / prior_variance
-    return 0.5 * tf.reduce_sum(ratio + mean**2 / prior_variance - 1.0 - tf.math.log(ratio))
+    total = 0.5 * tf.reduce_sum(ratio + mean**2 / prior_variance - 1.0 - tf.math.log(ratio))
+    members = tf.reduce_prod(tf.shape(mean)[:-2])
+    return total / tf.cast(members, total.dtype)
 
 
 class RandomFeatureLayer(gpflow.base.Module):
@@ -46,6 +49,14 @@ class RandomFeatureLayer(gpflow.base.Module):
     eq. 12): the layer is ``path_dependent`` and its marginals are that draw's outputs with zero
     variance. ``local_reparameterisation`` gives the Gaussian marginals ``Φ m, Φ² s²`` instead.
 
+    With ``num_members`` = K > 1 the layer holds K independent members, each its own fixed ε of Ω,
+    q(Ω) and q(W) (every such array gains a leading axis K), and path s is member s mod K's: the
+    variational posterior is the equal mixture of K, whose members extrapolate differently far
+    from the data, where one set of random Fourier features keeps the variance it has near it
+    (variance starvation). The KLs are the members' average: with as many paths per member, the
+    bound is the average of the members' bounds, a lower bound on the mixture's (a mixture's
+    entropy is at least its members' average).
+
     :param kernel: a ``gpflow.kernels.SquaredExponential`` or ``ArcCosine`` over the layer's
         inputs, holding its hyperparameters (σ², lengthscales or weight variances).
     :param input_dim: D_in, the width of the layer below. :param output_dim: L.
@@ -53,6 +64,7 @@ class RandomFeatureLayer(gpflow.base.Module):
     :param fed_input_dim: the width D of the model's inputs when they are fed forward to this
         layer (appended to its inputs, :func:`~gpflow_deep.propagation.sample_layers_feeding_inputs`):
         Ω then has D_in + D rows; 0 (the default) for none.
+    :param num_members: K, the members of the mixture posterior (1, the default, is the paper's).
     :param seed: seeds the fixed ε of Ω (an int or ints, as ``numpy.random.default_rng`` takes).
     :param w_mean: q(W)'s initial means, broadcast to ``[F, L]``; zeros (the prior's) by default.
     :param w_std: q(W)'s initial standard deviations, broadcast to ``[F, L]``; ones (the prior's) by default.
@@ -68,6 +80,7 @@ class RandomFeatureLayer(gpflow.base.Module):
         omega_mode: str = "var-fixed",
         local_reparameterisation: bool = False,
         fed_input_dim: int = 0,
+        num_members: int = 1,
         seed: Union[int, Sequence[int]] = 0,
         w_mean: Optional[TensorType] = None,
         w_std: Optional[TensorType] = None,
@@ -78,32 +91,44 @@ class RandomFeatureLayer(gpflow.base.Module):
             raise TypeError(f"kernel must be a SquaredExponential or an ArcCosine, got {type(kernel).__name__}")
         if omega_mode not in OMEGA_MODES:
             raise ValueError(f"omega_mode must be one of {OMEGA_MODES}, got {omega_mode!r}")
-        for what, value in dict(input_dim=input_dim, output_dim=output_dim, num_features=num_features).items():
+        sizes = dict(input_dim=input_dim, output_dim=output_dim, num_features=num_features, num_members=num_members)
+        for what, value in sizes.items():
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{what} must be a positive integer, got {value!r}")
         self.kernel = kernel
         self.input_dim, self.output_dim, self.num_features = int(input_dim), int(output_dim), int(num_features)
-        self.fed_input_dim = int(fed_input_dim)
+        self.fed_input_dim, self.num_members = int(fed_input_dim), int(num_members)
         self.omega_mode = omega_mode
         self.local_reparameterisation = bool(local_reparameterisation)
-        rows, R = self._omega_rows, self.num_features
+        omega_shape = self._member_shape(self._omega_rows, self.num_features)
         if omega_mode != "var-resampled":
-            noise = np.random.default_rng(seed).standard_normal((rows, R))
+            noise = np.random.default_rng(seed).standard_normal(omega_shape)
             self.omega_noise = Parameter(noise, dtype=default_float(), trainable=False, name="omega_noise")
         if omega_mode != "prior-fixed":
-            prior_std = np.sqrt(self._prior_variances().numpy()) * np.ones((rows, R))
-            self.omega_mean = Parameter(np.zeros((rows, R)), dtype=default_float(), name="omega_mean")
+            prior_std = np.sqrt(self._prior_variances().numpy()) * np.ones(omega_shape)
+            self.omega_mean = Parameter(np.zeros(omega_shape), dtype=default_float(), name="omega_mean")
             self.omega_std = Parameter(prior_std, transform=positive(), dtype=default_float(), name="omega_std")
-        F = 2 * R if self._is_rbf else R
-        w_mean = np.broadcast_to(0.0 if w_mean is None else w_mean, (F, self.output_dim))
-        w_std = np.broadcast_to(1.0 if w_std is None else w_std, (F, self.output_dim))
+        w_shape = self._member_shape(2 * self.num_features if self._is_rbf else self.num_features, self.output_dim)
+        w_mean = np.broadcast_to(0.0 if w_mean is None else w_mean, w_shape)
+        w_std = np.broadcast_to(1.0 if w_std is None else w_std, w_shape)
         self.w_mean = Parameter(w_mean, dtype=default_float(), name="w_mean")
         self.w_std = Parameter(w_std, transform=positive(), dtype=default_float(), name="w_std")
 
     @property
     def path_dependent(self) -> bool:
-        """True unless the marginals are exact given fixed Ω (local reparameterisation, Ω fixed)."""
-        return not self.local_reparameterisation or self.omega_mode == "var-resampled"
+        """True unless the marginals are exact given fixed Ω (local reparameterisation, Ω fixed, one member)."""
+        return not self.local_reparameterisation or self.omega_mode == "var-resampled" or self.num_members > 1
+
+    def _member_shape(self, *shape: int) -> Tuple[int, ...]:
+        """``shape`` of one member's array, with a leading axis K when there are several."""
+        return shape if self.num_members == 1 else (self.num_members, *shape)
+
+    def for_paths(self, values: tf.Tensor, num_paths) -> tf.Tensor:
+        """A members' array ``[K, ...]`` as ``[num_paths, ...]``, path s taking member s mod K;
+        one member's array (K = 1, no member axis) as it is."""
+        if self.num_members == 1:
+            return values
+        return tf.gather(values, tf.range(num_paths) % self.num_members)
 
     @property
     def _is_rbf(self) -> bool:
@@ -134,13 +159,15 @@ class RandomFeatureLayer(gpflow.base.Module):
         "return: [batch..., rows, R]",
     )
     def omega(self, num_paths: tf.Tensor, seed: Optional[tf.Tensor] = None) -> tf.Tensor:
-        """Ω: ``[rows, N_RF]`` when fixed, ``[num_paths, rows, N_RF]`` when resampled (keyed by seed)."""
+        """Ω: ``[rows, N_RF]`` when fixed and one member, else ``[num_paths, rows, N_RF]`` (path s
+        member s mod K's; resampled ones keyed by seed)."""
         if self.omega_mode == "prior-fixed":
-            return tf.sqrt(self._prior_variances()) * self.omega_noise
+            return tf.sqrt(self._prior_variances()) * self.for_paths(self.omega_noise, num_paths)
         if self.omega_mode == "var-fixed":
-            return self.omega_mean + self.omega_std * self.omega_noise
-        shape = tf.concat([[num_paths], self.omega_mean.shape], axis=0)
-        return self.omega_mean + self.omega_std * tf.random.stateless_normal(shape, seed, dtype=self.omega_mean.dtype)
+            return self.for_paths(self.omega_mean + self.omega_std * self.omega_noise, num_paths)
+        mean, std = (self.for_paths(values, num_paths) for values in (self.omega_mean, self.omega_std))
+        shape = tf.concat([[num_paths], tf.shape(self.omega_mean)[-2:]], axis=0)
+        return mean + std * tf.random.stateless_normal(shape, seed, dtype=self.omega_mean.dtype)
 
     @check_shapes(
         "inputs: [broadcast S, N, D]",
@@ -180,17 +207,19 @@ class RandomFeatureLayer(gpflow.base.Module):
             raise ValueError("RandomFeatureLayer draws W (or Ω) per path: marginals needs a [2] seed")
         omega_seed, w_seed = (None, None) if seed is None else self._seeds(seed)
         blocks, scale = self._feature_blocks(inputs, omega_seed, num_paths)  # Φ = scale × [blocks]
-        if self.local_reparameterisation:
-            mean = scale * blockwise_matmul(blocks, self.w_mean)
-            return mean, scale**2 * blockwise_matmul([block**2 for block in blocks], self.w_std**2)
         num_paths = tf.shape(blocks[0])[0] if num_paths is None else num_paths
+        if self.local_reparameterisation:
+            w_mean, w_std = (self.for_paths(values, num_paths) for values in (self.w_mean, self.w_std))
+            mean = scale * blockwise_matmul(blocks, w_mean)
+            return mean, scale**2 * blockwise_matmul([block**2 for block in blocks], w_std**2)
         outputs = scale * blockwise_matmul(blocks, self.weight_draws(num_paths, w_seed))
         return outputs, tf.zeros_like(outputs)  # no gradient flows into the zeros: sqrt(0) is harmless
 
     def weight_draws(self, num_paths: tf.Tensor, seed: tf.Tensor) -> tf.Tensor:
-        """``[num_paths, F, L]``: one W ~ q(W) per path, W = m + s ∘ ε with ε keyed by ``seed``."""
-        shape = tf.concat([[num_paths], tf.shape(self.w_mean)], axis=0)
-        return self.w_mean + self.w_std * tf.random.stateless_normal(shape, seed, dtype=self.w_mean.dtype)
+        """``[num_paths, F, L]``: one W ~ q(W) per path (its member's), W = m + s ∘ ε with ε keyed by ``seed``."""
+        mean, std = (self.for_paths(values, num_paths) for values in (self.w_mean, self.w_std))
+        shape = tf.concat([[num_paths], tf.shape(self.w_mean)[-2:]], axis=0)
+        return mean + std * tf.random.stateless_normal(shape, seed, dtype=self.w_mean.dtype)
 
     @staticmethod
     def _seeds(seed: tf.Tensor) -> Tuple[tf.Tensor, tf.Tensor]:
@@ -199,12 +228,13 @@ class RandomFeatureLayer(gpflow.base.Module):
 
     @check_shapes("return: []")
     def weights_kl(self) -> tf.Tensor:
-        """KL[q(W) ‖ N(0, I)]."""
-        return diagonal_gaussian_kl(self.w_mean, self.w_std, tf.ones([tf.shape(self.w_mean)[0], 1], self.w_mean.dtype))
+        """KL[q(W) ‖ N(0, I)] (the members' average)."""
+        prior_variance = tf.ones([tf.shape(self.w_mean)[-2], 1], self.w_mean.dtype)
+        return diagonal_gaussian_kl(self.w_mean, self.w_std, prior_variance)
 
     @check_shapes("return: []")
     def omega_kl(self) -> tf.Tensor:
-        """KL[q(Ω) ‖ p(Ω | ℓ)]; zero when Ω is prior-fixed (it has no q)."""
+        """KL[q(Ω) ‖ p(Ω | ℓ)] (the members' average); zero when Ω is prior-fixed (it has no q)."""
         if self.omega_mode == "prior-fixed":
             return tf.zeros([], self.w_mean.dtype)
         return diagonal_gaussian_kl(self.omega_mean, self.omega_std, self._prior_variances())
