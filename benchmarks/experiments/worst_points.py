@@ -14,6 +14,7 @@ over the test rows. Example::
 """
 
 import argparse
+import json
 from typing import List, Optional
 
 import numpy as np
@@ -54,9 +55,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--worst", type=int, default=3, help="how many of the lowest rows to list")
     parser.add_argument("--rows", type=int, nargs="*", default=[], help="test rows to list for every model too")
+    parser.add_argument("--options", type=json.loads, default={}, help="builder fields as JSON, for every builder")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--results", default=None, help="a JSON-lines file to append each model's record to")
     args = parser.parse_args(argv)
+    if args.options and EXACT_GP in args.builders:
+        parser.error("exact_gp is the Gaussian reference: run it without --options")
     set_threads(args.threads)
     import gpflow_deep as gd
     from gpflow_deep.app.benchmark import append_result
@@ -72,7 +76,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         if builder == EXACT_GP:
             chunks = exact_gp_mixture(X, Y, part.X_test, y_std)
         else:
-            chunks = mixture_chunks(trained(builder, X, Y, args.steps, args.split), part.X_test, y_std)
+            model = trained(builder, X, Y, args.steps, args.split, options=args.options)
+            chunks = mixture_chunks(model, part.X_test, y_std)
         log_density, mean, std = per_row(chunks, part.Y_test * y_std)
 
         def described(i: int) -> dict:
@@ -100,6 +105,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 print(f"  {label} (log-density, target, mean ± s.d., nearest-row distance): {listed}")
         record = dict(kind="worst_points", builder=builder, dataset=args.dataset, split=args.split)
         record.update(steps=None if builder == EXACT_GP else args.steps, num_test=len(log_density))
+        if args.options:
+            record["options"] = args.options
         record.update(log_likelihood=float(np.mean(log_density)), without_worst=rest, worst=worst, rows=asked)
         record.update(median_std=float(np.median(std)), median_nearest_distance=float(np.median(distance)))
         record.update(provenance())

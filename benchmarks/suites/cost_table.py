@@ -11,6 +11,7 @@ matmul peaks (best 2,048² product) are measured too. Example::
 
     /tmp/benchvenv/bin/python -m benchmarks cost_table --steps 30 --rounds 5 --threads 1
     python -m benchmarks cost_table --only AEPDGP SoDDGP --rounds 7
+    python -m benchmarks cost_table --only RandomFeatureDGP --rf-members 3
 """
 
 import argparse
@@ -94,8 +95,14 @@ def rows(args) -> List[Row]:
         else:
             problem, setting = boston(2, args.steps, batch), f"boston, 2 layers, batch {batch or 'full'}"
         goal = "<= 0.25" if batch == 10_000 else "<= 0.5"
-        rf = fit_seconds(lambda p: gd.build_random_feature_dgp(p.X, p.Y, p.layers))
-        table.append(Row("RandomFeatureDGP / DeepGP", setting, goal, timed(rf, problem), timed(ours64, problem)))
+        for members in sorted({1, args.rf_members}):
+            rf = fit_seconds(lambda p, k=members: gd.build_random_feature_dgp(p.X, p.Y, p.layers, num_members=k))
+            figure, aim = (
+                ("RandomFeatureDGP / DeepGP", goal)
+                if members == 1
+                else (f"RandomFeatureDGP, {members} members / DeepGP", "none: an option")
+            )
+            table.append(Row(figure, setting, aim, timed(rf, problem), timed(ours64, problem)))
     dspp = timed(fit_seconds(dspp_in_gpytorch_setup), boston(2, args.steps, None))
     if have("torch", "gpytorch"):
         peer = gpytorch_seconds(args.steps, args.threads)
@@ -199,6 +206,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--threads", type=int, default=0, help="threads per op (0: TensorFlow's choice)")
     parser.add_argument("--skip-compute-bound", action="store_true", help="leave out the batch-10,000 peak row")
     parser.add_argument("--only", nargs="+", help="only the rows whose figure contains one of these words")
+    parser.add_argument(
+        "--rf-members", type=int, default=1, help="also time RandomFeatureDGP with this many num_members"
+    )
     parser.add_argument("--label", default="cpu", help="a name for this run in the results file")
     parser.add_argument("--results", default=os.path.join(RESULTS_DIR, "cost_table.jsonl"))
     args = parser.parse_args(argv)

@@ -289,3 +289,11 @@ def test_the_exact_gp_reference_holds_on_the_split_whose_lengthscale_collapsed(t
     [record] = read_results(str(results))
     assert np.isfinite(record["log_likelihood"]) and -3.0 < record["log_likelihood"] < -2.0
     assert 0.8 <= record["coverage_90"] <= 1.0
+
+
+def test_worst_points_refuses_options_for_the_exact_gp(capsys):
+    from benchmarks.experiments.worst_points import main
+
+    with pytest.raises(SystemExit):
+        main(["--builders", "exact_gp", "build_random_feature_dgp", "--options", '{"num_members": 3}'])
+    assert "without --options" in capsys.readouterr().err
