@@ -52,6 +52,10 @@ EXPERIMENTS = {
         "benchmarks.experiments.rf_full_covariance",
         "a random-feature deep GP trained with a full-covariance last-layer q(W)",
     ),
+    "rf_ensemble": (
+        "benchmarks.experiments.rf_ensemble",
+        "independently trained random-feature models pooled as an equal mixture",
+    ),
     "conformal_band": (
         "benchmarks.experiments.conformal_band",
         "how often an exactly exchangeable conformal run averages within ±0.02",

@@ -35,10 +35,10 @@ def set_threads(threads: int) -> None:
         tf.config.threading.set_inter_op_parallelism_threads(threads)
 
 
-def split_experiment_arguments(prog: str, description: str, argv=None):
+def split_experiment_arguments(prog: str, description: str, argv=None, extra=()):
     """The parsed ``--dataset``, ``--splits``, ``--steps``, ``--threads`` and ``--results`` of an
     experiment that trains a model per split of the calibration suite, as the suite trains it (tuning
-    seeds by default), with TensorFlow's threads set from them."""
+    seeds by default), with TensorFlow's threads set from them; ``extra``: more (flag, options) pairs."""
     parser = argparse.ArgumentParser(
         prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -47,6 +47,8 @@ def split_experiment_arguments(prog: str, description: str, argv=None):
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--results", default=None, help="a JSON-lines file to append each split's record to")
+    for flag, options in extra:
+        parser.add_argument(flag, **options)
     args = parser.parse_args(argv)
     set_threads(args.threads)
     return args
