@@ -49,7 +49,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         Y = part.Y_test * y_std
         members = []
         for copy in range(args.size):
-            model = trained(BUILDER, part.X_train, part.Y_train, args.steps, split + SEED_STRIDE * copy, {"seed": copy})
+            seed = split + SEED_STRIDE * copy
+            model = trained(BUILDER, part.X_train, part.Y_train, args.steps, seed, options={"seed": copy})
             members.append(mixture_chunks(model, part.X_test, y_std))
         copies = [_scored(Y, chunks)["log_likelihood"] for chunks in members]
         record = _scored(Y, pooled(members, args.size))
