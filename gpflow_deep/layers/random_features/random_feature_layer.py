@@ -51,11 +51,11 @@ class RandomFeatureLayer(gpflow.base.Module):
 
     With ``num_members`` = K > 1 the layer holds K independent members, each its own fixed ε of Ω,
     q(Ω) and q(W) (every such array gains a leading axis K), and path s is member s mod K's: the
-    variational posterior is the equal mixture of K, whose members extrapolate differently far
-    from the data, where one set of random Fourier features keeps the variance it has near it
-    (variance starvation). The KLs are the members' average: with as many paths per member, the
-    bound is the average of the members' bounds, a lower bound on the mixture's (a mixture's
-    entropy is at least its members' average).
+    variational posterior is the equal mixture of K sets of random features, against the variance
+    starvation of one set, whose variance far from the data is what it is near it (members that
+    share the kernel differ little there: ``docs/random_features.md``). The KLs are the members'
+    average: with as many paths per member, the bound is the average of the members' bounds, a
+    lower bound on the mixture's (a mixture's entropy is at least its members' average).
 
     :param kernel: a ``gpflow.kernels.SquaredExponential`` or ``ArcCosine`` over the layer's
         inputs, holding its hyperparameters (σ², lengthscales or weight variances).
@@ -66,8 +66,9 @@ class RandomFeatureLayer(gpflow.base.Module):
         Ω then has D_in + D rows; 0 (the default) for none.
     :param num_members: K, the members of the mixture posterior (1, the default, is the paper's).
     :param seed: seeds the fixed ε of Ω (an int or ints, as ``numpy.random.default_rng`` takes).
-    :param w_mean: q(W)'s initial means, broadcast to ``[F, L]``; zeros (the prior's) by default.
-    :param w_std: q(W)'s initial standard deviations, broadcast to ``[F, L]``; ones (the prior's) by default.
+    :param w_mean: q(W)'s initial means, broadcast to ``[F, L]`` (``[K, F, L]`` with K members);
+        zeros (the prior's) by default.
+    :param w_std: q(W)'s initial standard deviations, broadcast as ``w_mean``; ones (the prior's) by default.
     """
 
     def __init__(
