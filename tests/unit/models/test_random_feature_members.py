@@ -5,6 +5,7 @@ import gpflow
 import numpy as np
 import pytest
 import tensorflow as tf
+from test_random_features import random_posterior
 
 import gpflow_deep as gd
 from gpflow_deep import RandomFeatureLayer
@@ -21,12 +22,7 @@ def kernel():
 
 def randomised(layer, rng):
     """The layer with every q's parameters set away from the prior, member by member."""
-    for name in ("omega_mean", "w_mean"):
-        if hasattr(layer, name):
-            getattr(layer, name).assign(rng.normal(size=getattr(layer, name).shape))
-    for name in ("omega_std", "w_std"):
-        if hasattr(layer, name):
-            getattr(layer, name).assign(rng.uniform(0.2, 1.5, size=getattr(layer, name).shape))
+    random_posterior(layer, rng)
     return layer
 
 
