@@ -32,7 +32,8 @@ def test_the_experiment_pools_trained_copies_and_records_each(tmp_path):
     from gpflow_deep.app.benchmark import read_results
 
     results = tmp_path / "ensemble.jsonl"
-    assert main(["--splits", "2000", "--steps", "5", "--size", "2", "--results", str(results)]) == 0
+    argv = ["--splits", "2000", "--steps", "5", "--size", "2", "--threads", "0", "--results", str(results)]
+    assert main(argv) == 0
     [record] = read_results(str(results))
     assert record["size"] == 2 and len(record["copies_log_likelihood"]) == 2
     assert record["copies_log_likelihood"][0] != record["copies_log_likelihood"][1]  # own seeds
