@@ -23,13 +23,13 @@ class RandomFeatureDGP(MonteCarloModel):
     ``feed_forward`` the inputs X are appended to the inputs of every layer after the first
     (Section 4.3, :class:`~gpflow_deep.propagation.FeedInputs`), which deep stacks need.
 
-    Arguments: ``(layers, likelihood, num_data, num_samples=1, *, feed_forward=False, **options)``,
+    Arguments: ``(layers, likelihood, num_data, num_samples=None, *, feed_forward=False, **options)``,
     the rest as :class:`~gpflow_deep.models.monte_carlo.MonteCarloModel`: ``RandomFeatureLayer`` s
     (any layers keeping the protocol), with ``feed_forward`` every layer after the first taking X's
-    D columns as ``fed_input_dim``; N_MC = ``num_samples`` paths per step (the paper starts at 1).
-    With layers of K members (``num_members``), path s is member s mod K's: give N_MC as a
-    multiple of K so that every member's bound has the same weight; predictions default to the
-    multiple of K at or above 100 paths.
+    D columns as ``fed_input_dim``; N_MC = ``num_samples`` paths per step (None: 1, the paper's
+    start). With layers of K members (``num_members``), path s is member s mod K's: N_MC must be a
+    multiple of K (None: K) so that every member's bound has the same weight, and predictions
+    default to the multiple of K at or above 100 paths.
 
     ``gd.fit`` steps it at 0.003 unless told otherwise (``default_learning_rate``; the paper's is
     0.01): with Ω's q fitted, the features overfit as training goes on, and a smaller step scored
@@ -38,10 +38,17 @@ class RandomFeatureDGP(MonteCarloModel):
 
     default_learning_rate = 0.003
 
-    def __init__(self, layers, *args, feed_forward: bool = False, **options):
-        members = max(getattr(layer, "num_members", 1) for layer in layers)
+    def __init__(self, layers, likelihood, num_data, num_samples=None, *, feed_forward: bool = False, **options):
+        members = math.lcm(*(getattr(layer, "num_members", 1) for layer in layers))
         options.setdefault("num_prediction_samples", members * math.ceil(DEFAULT_PREDICTION_SAMPLES / members))
-        super().__init__(layers, *args, propagation=FeedInputs() if feed_forward else Sampled(), **options)
+        propagation = FeedInputs() if feed_forward else Sampled()
+        num_samples = members if num_samples is None else num_samples
+        super().__init__(layers, likelihood, num_data, num_samples, propagation=propagation, **options)
+        if self.num_samples % members:
+            raise ValueError(
+                f"num_samples must be a multiple of the layers' num_members ({members}), so that every member "
+                f"trains on as many paths; got {self.num_samples}"
+            )
         self.feed_forward = bool(feed_forward)
 
     @objective_shapes

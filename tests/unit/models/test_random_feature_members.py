@@ -109,3 +109,11 @@ def test_num_members_must_be_a_positive_integer(rng, bad):
         RandomFeatureLayer(kernel(), D, L, R, num_members=bad)
     with pytest.raises(ValueError, match="num_members"):
         gd.build_random_feature_dgp(rng.normal(size=(10, 2)), rng.normal(size=(10, 1)), num_members=bad)
+
+
+def test_the_model_trains_every_member_on_as_many_paths(rng):
+    layer = RandomFeatureLayer(kernel(), D, L, R, num_members=K)
+    model = gd.RandomFeatureDGP([layer], gpflow.likelihoods.Gaussian(), num_data=10)
+    assert model.num_samples == K  # one path per member unless told
+    with pytest.raises(ValueError, match="multiple of the layers' num_members"):
+        gd.RandomFeatureDGP([layer], gpflow.likelihoods.Gaussian(), num_data=10, num_samples=K + 1)
