@@ -18,16 +18,16 @@ from typing import List, Optional
 import numpy as np
 
 from benchmarks.common import provenance, split_experiment_arguments
-from benchmarks.suites.calibration import LEVELS, _scored, mixture_chunks, trained
+from benchmarks.suites.calibration import _scored, coverage_text, mixture_chunks, trained
 
 BUILDER = "build_random_feature_dgp"
 SEED_STRIDE = 7919
 """Copy k trains with the seed split + 7919 k."""
 
 
-def pooled(members: List[list], size: int) -> list:
+def pooled(members: List[list]) -> list:
     """The equal mixture of the members' chunked mixtures (chunks over the same rows, in order)."""
-    chunks = []
+    size, chunks = len(members), []
     for parts in zip(*members):
         rows = parts[0][0]
         means, variances = (np.concatenate([part[index] for part in parts]) for index in (1, 2))
@@ -53,8 +53,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             model = trained(BUILDER, part.X_train, part.Y_train, args.steps, seed, options={"seed": copy})
             members.append(mixture_chunks(model, part.X_test, y_std))
         copies = [_scored(Y, chunks)["log_likelihood"] for chunks in members]
-        record = _scored(Y, pooled(members, args.size))
-        coverage = " ".join(f"{record[f'coverage_{round(100 * level)}']:.2f}" for level in LEVELS)
+        record = _scored(Y, pooled(members))
+        coverage = coverage_text(record)
         print(
             f"{args.dataset} split {split}: pooled {record['log_likelihood']:.3f} (copies "
             f"{', '.join(f'{score:.3f}' for score in copies)}), coverage 50/80/90/95% {coverage}",

@@ -160,6 +160,11 @@ def mixture_chunks(model, X, y_std: float) -> list:
     return chunks
 
 
+def coverage_text(record: dict) -> str:
+    """The record's central-interval coverages at :data:`LEVELS`, e.g. ``"0.52 0.81 0.90 0.95"``."""
+    return " ".join(f"{record[f'coverage_{round(100 * level)}']:.2f}" for level in LEVELS)
+
+
 def _scored(Y, chunks, log_density=None) -> dict:
     """Log-likelihood, RMSE, CRPS, coverage and PIT histogram of targets Y ``[n, 1]`` under the
     mixtures of ``chunks`` (rows, means, variances, log_weights), ``log_density: [n]`` if exact."""
@@ -290,7 +295,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                     continue
                 record = run(builder, dataset, split, args)
                 append_result(args.results, record)
-                coverage = " ".join(f"{record[f'coverage_{round(100 * level)}']:.2f}" for level in LEVELS)
+                coverage = coverage_text(record)
                 print(
                     f"{builder} {dataset} split {split}: test log-lik {record['log_likelihood']:7.3f} "
                     f"RMSE {record['rmse']:6.3f} coverage 50/80/90/95% {coverage}  {record['seconds']:.0f} s",

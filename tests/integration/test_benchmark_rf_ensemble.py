@@ -22,7 +22,7 @@ def test_pooled_copies_are_their_equal_mixture_chunk_by_chunk():
         for rows, means, variances, log_weights in copy:
             components = norm.pdf(y[rows][None], means, np.sqrt(variances))[..., 0]  # [S, n]
             density[rows] += np.exp(log_weights) @ components / 3
-    chunks = pooled(copies, 3)
+    chunks = pooled(copies)
     assert [chunk[0] for chunk in chunks] == [slice(0, 2), slice(2, 5)]
     assert _scored(y, chunks)["log_likelihood"] == pytest.approx(np.mean(np.log(density)), rel=1e-10)
 
