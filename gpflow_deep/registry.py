@@ -82,6 +82,8 @@ class ModelEntry:
     :ivar builder: the name of its builder in ``gpflow_deep``.
     :ivar takes_likelihood: whether the builder takes a ``likelihood`` other than the Gaussian of its
         paper; None: as its signature says.
+    :ivar config: the name of the builder's config dataclass in :mod:`gpflow_deep.builders`, whose
+        fields ``gpflow-deep fit --option`` sets; None: options go to the builder unchecked.
     :ivar demo: its recipes in ``gpflow-deep demo``.
     :ivar protocol: its papers' settings in the UCI protocol (``gpflow-deep benchmark``).
     """
@@ -89,6 +91,7 @@ class ModelEntry:
     name: str
     builder: str
     takes_likelihood: Optional[bool] = None
+    config: Optional[str] = None
     demo: Tuple[Recipe, ...] = ()
     protocol: Tuple[Recipe, ...] = ()
 
@@ -104,6 +107,7 @@ MODELS: Dict[str, ModelEntry] = {
         ModelEntry(
             "deep_gp",
             "build_deep_gp",
+            config="DeepGPConfig",
             takes_likelihood=True,
             demo=(
                 Recipe("sgp", "sparse variational GP (DeepGP, 1 layer)", 1, steps=1500),
@@ -119,6 +123,7 @@ MODELS: Dict[str, ModelEntry] = {
         ModelEntry(
             "dspp",
             "build_dspp",
+            config="DSPPConfig",
             takes_likelihood=True,
             demo=(
                 Recipe(
@@ -144,6 +149,7 @@ MODELS: Dict[str, ModelEntry] = {
         ModelEntry(
             "random_feature_dgp",
             "build_random_feature_dgp",
+            config="RandomFeatureDGPConfig",
             takes_likelihood=True,
             demo=(
                 Recipe(
@@ -171,6 +177,7 @@ MODELS: Dict[str, ModelEntry] = {
         ModelEntry(
             "aep_dgp",
             "build_aep_dgp",
+            config="AEPDGPConfig",
             takes_likelihood=True,
             demo=(
                 Recipe(
@@ -189,6 +196,7 @@ MODELS: Dict[str, ModelEntry] = {
         ModelEntry(
             "sod_dgp",
             "build_sod_dgp",
+            config="SoDDGPConfig",
             takes_likelihood=False,
             demo=(
                 Recipe("sod2", "SoD-DGP, 2 layers (subset of 50)", 2, dict(subset_size=50, num_samples=2), steps=1000),
@@ -235,7 +243,10 @@ def register_builder(model_name: str, builder_name: str) -> None:
     """Offer the builder ``gpflow_deep.<builder_name>`` as ``--model <model_name>``: a new model
     without recipes, or a registered one (its recipes kept) with another builder."""
     entry = MODELS.get(model_name)
-    MODELS[model_name] = replace(entry, builder=builder_name) if entry else ModelEntry(model_name, builder_name)
+    if entry is None:
+        MODELS[model_name] = ModelEntry(model_name, builder_name)
+    else:  # the old builder's config says nothing of the new one's keywords
+        MODELS[model_name] = replace(entry, builder=builder_name, config=None)
 
 
 def _recipes(purpose: str) -> Dict[str, Recipe]:
@@ -301,6 +312,16 @@ def builder_named(builder_name: str) -> Callable:
     if not builder_name.startswith("build_") or not hasattr(gpflow_deep, builder_name):
         raise ValueError(f"gpflow_deep has no builder {builder_name!r}")
     return getattr(gpflow_deep, builder_name)
+
+
+def builder_config_class(model_name: str) -> Optional[type]:
+    """The config dataclass of model ``model_name``'s builder; None if its entry names none."""
+    entry = MODELS[model_name]
+    if entry.config is None:
+        return None
+    import gpflow_deep.builders
+
+    return getattr(gpflow_deep.builders, entry.config)
 
 
 def accepts_likelihood(builder: Callable) -> bool:

@@ -51,6 +51,7 @@ class RunConfig:
     :ivar sample_shape: ``[rows, inputs]`` of the sample the builder initialised the model from.
     :ivar sample_moments: that sample's ``input_mean``, ``input_std`` (one per input), ``target_mean``
         and ``target_std``.
+    :ivar builder_options: the builder's other keywords (``fit --option``), fields of its config.
     """
 
     model: str
@@ -63,6 +64,7 @@ class RunConfig:
     sample_moments: dict
     num_classes: Optional[int] = None
     training: dict = field(default_factory=dict)
+    builder_options: dict = field(default_factory=dict)
 
     def build(self, X: np.ndarray, Y: np.ndarray):
         """A fresh model from the builder, initialised from the (encoded) sample X ``[K, D]``,
@@ -74,7 +76,7 @@ class RunConfig:
             if not accepts_likelihood(builder):
                 raise ValueError(f"model {self.model} supports only a Gaussian likelihood, not {self.likelihood}")
             arguments["likelihood"] = likelihood
-        return builder(X, Y, num_data=self.num_data, **arguments)
+        return builder(X, Y, num_data=self.num_data, **arguments, **self.builder_options)
 
     def stand_in_sample(self) -> Tuple[np.ndarray, np.ndarray]:
         """Inputs ``[K, D]`` and targets ``[K, 1]`` of the sample's shape and moments: random

@@ -28,6 +28,7 @@ from gpflow_deep.app.cli.held_out import (
     default_applies,
     requested_held_out,
 )
+from gpflow_deep.app.cli.builder_options import described, parse_options
 from gpflow_deep.app.cli.parsing import CommandError, example_epilog, paragraph
 from gpflow_deep.app.cli.progress import RowProgress
 from gpflow_deep.app.tables.learning import AUTO
@@ -59,6 +60,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
             "gpflow-deep fit houses.csv --target price --out runs/houses",
             "gpflow-deep fit iris.csv --target species --likelihood multiclass --validation-fraction 0.2 --out iris",
             "gpflow-deep fit big.csv --target y --out runs/big --time-budget 30m",
+            "gpflow-deep fit houses.csv --target price --model random_feature_dgp --option num_members=3 --out runs/rf3",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -67,6 +69,14 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="RUN_DIR", help="a new directory for the trained run")
     parser.add_argument("--model", default="deep_gp", choices=models, help="(default: %(default)s)")
     parser.add_argument("--layers", type=int, default=2, help="number of GP layers (default: %(default)s)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a field of the model's builder config, e.g. num_members=3 for random_feature_dgp or "
+        "subset_size=200 for sod_dgp (docs/cli.md lists them); repeat for several",
+    )
     length = parser.add_mutually_exclusive_group()
     length.add_argument(
         "--iterations",
@@ -152,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
     held = requested_held_out(args)
     workers = cluster_workers(args.cluster, args.worker_index)
     _check_options(args, out_must_be_new=workers is None or workers.is_chief)
+    builder_options = parse_options(args.option, args.model)
     if workers is not None:
         print(workers.describe())
     if args.target in args.ignore:
@@ -191,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
     likelihood, choice = _likelihood(args, table, X_sample, Y_sample)
     strategy = workers.strategy if workers is not None else None
     with strategy.scope() if strategy is not None else contextlib.nullcontext():
-        model, config = _initialised_model(args, table, likelihood, X_sample, Y_sample)
+        model, config = _initialised_model(args, table, likelihood, builder_options, X_sample, Y_sample)
     data = (
         (X_sample, Y_sample) if not plan.streamed else _streamed(reader, table, args, held, plan.batch_size, X_sample)
     )
@@ -284,7 +295,7 @@ def _likelihood(args, table, X_sample, Y_sample):
     return choice.likelihood, choice
 
 
-def _initialised_model(args, table, likelihood: str, X_sample, Y_sample):
+def _initialised_model(args, table, likelihood: str, builder_options: dict, X_sample, Y_sample):
     from gpflow_deep.app.run_directory import RunConfig, sample_moments
 
     config = RunConfig(
@@ -297,14 +308,23 @@ def _initialised_model(args, table, likelihood: str, X_sample, Y_sample):
         sample_shape=list(X_sample.shape),
         sample_moments=sample_moments(X_sample, Y_sample),
         num_classes=len(table.preprocessing.labels) if likelihood == "multiclass" else None,
+        builder_options=builder_options,
     )
     began = time.perf_counter()
     if len(X_sample) < table.training_rows:
         what = f"a random sample of {len(X_sample):,} of the {table.training_rows:,} training rows"
     else:
         what = f"all {table.training_rows:,} training rows"
-    print(f"initialising {args.model} ({args.layers} layers, {likelihood} likelihood) from {what}", flush=True)
-    model = config.build(X_sample, Y_sample)
+    setup = f"{args.layers} layers, {likelihood} likelihood"
+    if builder_options:
+        setup += f", {described(builder_options)}"
+    print(f"initialising {args.model} ({setup}) from {what}", flush=True)
+    try:
+        model = config.build(X_sample, Y_sample)
+    except TypeError as error:  # a builder without a config, given a keyword it does not take
+        if not builder_options:
+            raise
+        raise CommandError(f"--option: {error}") from error
     print(f"initialised in {time.perf_counter() - began:.1f} s")
     return model, config
 
