@@ -14,6 +14,7 @@ import logging
 import os
 import time
 
+from gpflow_deep.app.cli.builder_options import described, parse_options
 from gpflow_deep.app.cli.fit_plan import (
     DEFAULT_ITERATIONS,
     DEFAULT_MINIBATCH,
@@ -28,7 +29,6 @@ from gpflow_deep.app.cli.held_out import (
     default_applies,
     requested_held_out,
 )
-from gpflow_deep.app.cli.builder_options import described, parse_options
 from gpflow_deep.app.cli.parsing import CommandError, example_epilog, paragraph
 from gpflow_deep.app.cli.progress import RowProgress
 from gpflow_deep.app.tables.learning import AUTO
@@ -60,7 +60,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
             "gpflow-deep fit houses.csv --target price --out runs/houses",
             "gpflow-deep fit iris.csv --target species --likelihood multiclass --validation-fraction 0.2 --out iris",
             "gpflow-deep fit big.csv --target y --out runs/big --time-budget 30m",
-            "gpflow-deep fit houses.csv --target price --model random_feature_dgp --option num_members=3 --out runs/rf3",
+            "gpflow-deep fit houses.csv --target price --model random_feature_dgp --option num_members=3 --out rf3",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
