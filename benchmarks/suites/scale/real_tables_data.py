@@ -123,6 +123,13 @@ class Design:
                 indicators.append(1.0 - indicators[-1].sum(axis=1, keepdims=True))
         return np.concatenate([numeric, *indicators], axis=1)
 
+    def names(self) -> Tuple[str, ...]:
+        """The columns of the design, in order: ``size``, ..., ``colour=red``, ..., ``tailnum=other``."""
+        indicators = []
+        for column, levels in self.categories.items():
+            indicators += [f"{column}={level}" for level in levels] + [f"{column}=other"] * self.other[column]
+        return (*self.numeric, *indicators)
+
 
 def complete_rows(frame: pd.DataFrame) -> pd.DataFrame:
     """The rows that miss no value (what ``gpflow-deep fit`` and ``evaluate`` keep with ``--drop-missing``)."""
