@@ -4,7 +4,7 @@ command line and checked against the config's fields and their types before any 
 import dataclasses
 import json
 import typing
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 from gpflow_deep.app.cli.parsing import CommandError
 
@@ -81,6 +81,6 @@ def _is_instance(value: object, kind: type) -> bool:
     return isinstance(value, kind)
 
 
-def described(options: Dict[str, object]) -> Optional[str]:
-    """``"num_members=3, kernel='arccos'"``, or None without options."""
-    return ", ".join(f"{name}={value!r}" for name, value in options.items()) or None
+def described(options: Dict[str, object]) -> List[str]:
+    """``["num_members=3", "kernel='arccos'"]``: each option as Python would write the keyword."""
+    return [f"{name}={value!r}" for name, value in options.items()]

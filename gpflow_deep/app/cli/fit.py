@@ -75,7 +75,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME=VALUE",
         help="a field of the model's builder config, e.g. num_members=3 for random_feature_dgp or "
-        "subset_size=200 for sod_dgp (docs/cli.md lists them); repeat for several",
+        "subset_size=200 for sod_dgp; repeat for several (an unknown NAME lists the model's options)",
     )
     length = parser.add_mutually_exclusive_group()
     length.add_argument(
@@ -315,9 +315,7 @@ def _initialised_model(args, table, likelihood: str, builder_options: dict, X_sa
         what = f"a random sample of {len(X_sample):,} of the {table.training_rows:,} training rows"
     else:
         what = f"all {table.training_rows:,} training rows"
-    setup = f"{args.layers} layers, {likelihood} likelihood"
-    if builder_options:
-        setup += f", {described(builder_options)}"
+    setup = ", ".join([f"{args.layers} layers", f"{likelihood} likelihood", *described(builder_options)])
     print(f"initialising {args.model} ({setup}) from {what}", flush=True)
     try:
         model = config.build(X_sample, Y_sample)

@@ -47,9 +47,10 @@ def test_a_restored_run_predicts_with_its_options(members_run, tmp_path):
     assert first.read_text() == second.read_text()
 
 
-def test_a_run_directory_written_before_options_still_loads(tmp_path):
+def test_a_run_directory_written_before_options_still_loads(tmp_path, capsys):
     data = write_csv(tmp_path / "t.csv", *regression_rows(20))
     assert main(["fit", data, "--target", "price", "--out", str(tmp_path / "run"), "--iterations", "2"]) == 0
+    assert "initialising deep_gp (2 layers, gaussian likelihood) from all 20 training rows" in capsys.readouterr().out
     config = json.loads((tmp_path / "run" / CONFIG_FILE).read_text())
     assert config.pop("builder_options") == {}
     (tmp_path / "run" / CONFIG_FILE).write_text(json.dumps(config))
@@ -101,3 +102,12 @@ def test_a_builder_without_a_config_gets_its_options_unchecked_and_its_refusal_i
         assert "--option: " in error and "'anything'" in error and len(error.splitlines()) == 1
     finally:
         del MODEL_BUILDERS["configless"]
+
+
+def test_fit_says_which_options_it_builds_with(tmp_path, capsys):
+    data = write_csv(tmp_path / "t.csv", *regression_rows(20))
+    arguments = ["fit", data, "--target", "price", "--out", str(tmp_path / "run"), "--iterations", "2"]
+    assert main(arguments + ["--model", "sod_dgp", "--option", "subset_size=12", "--option", "subset=random"]) == 0
+    line = "initialising sod_dgp (2 layers, gaussian likelihood, subset_size=12, subset='random') from all 20"
+    assert line in capsys.readouterr().out
+    assert load_run(str(tmp_path / "run")).model.num_subset == 12
