@@ -31,6 +31,7 @@ from gpflow.keras import tf_keras
 import gpflow_deep as gd
 from benchmarks.common import provenance, set_threads
 from benchmarks.suites.calibration import floored_gaussian, test_scores
+from benchmarks.suites.calibration_tables import load_dataset
 from gpflow_deep.app.benchmark import append_result
 
 FREEZABLE = {"Z": "inducing_variable", "kernel": "kernel", "mean": "mean_function"}
@@ -60,7 +61,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     set_threads(args.threads)
     options = json.loads(args.options)
     freeze = options.pop("freeze", [])
-    part = gd.datasets.uci_split(gd.datasets.load(args.dataset), args.split)
+    part = gd.datasets.uci_split(load_dataset(args.dataset), args.split)
     X, Y = part.X_train, part.Y_train
     y_std = float(np.reshape(part.y_std, -1)[0])
     if args.noise_floor is not None:

@@ -22,6 +22,7 @@ from scipy.spatial.distance import cdist
 
 from benchmarks.common import provenance, set_threads
 from benchmarks.suites.calibration import EXACT_GP, exact_gp_mixture, mixture_chunks, trained
+from benchmarks.suites.calibration_tables import load_dataset
 
 
 def per_row(chunks, Y) -> tuple:
@@ -65,7 +66,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     import gpflow_deep as gd
     from gpflow_deep.app.benchmark import append_result
 
-    part = gd.datasets.uci_split(gd.datasets.load(args.dataset), args.split)
+    part = gd.datasets.uci_split(load_dataset(args.dataset), args.split)
     X, Y, y_std = part.X_train, part.Y_train, float(np.reshape(part.y_std, -1)[0])
     y_mean = float(np.reshape(part.y_mean, -1)[0])
     distance = nearest_distances(part.X_test, X)
