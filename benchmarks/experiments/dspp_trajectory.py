@@ -55,6 +55,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         default=None,
         help="pass a Gaussian likelihood with this lower bound on its variance (started at twice it)",
     )
+    parser.add_argument("--learning-rate", type=float, default=0.01, help="Adam's step (the records before it: 0.01)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--results", default=None, help="a JSON-lines file to append each checkpoint to")
     args = parser.parse_args(argv)
@@ -71,7 +72,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         for name in freeze:  # a random-feature layer has no inducing variable nor mean function
             gpflow.set_trainable(getattr(layer, FREEZABLE[name]), False)
     loss = model.training_loss_closure((X, Y))
-    optimizer = tf_keras.optimizers.Adam(0.01)
+    optimizer = tf_keras.optimizers.Adam(args.learning_rate)
     step = tf.function(lambda: optimizer.minimize(loss, model.trainable_variables))
     done = 0
     for checkpoint in (int(c) for c in args.checkpoints.split(",")):

@@ -25,7 +25,7 @@ from scipy.stats import norm
 
 from benchmarks.common import provenance, split_experiment_arguments
 from benchmarks.suites.calibration import test_scores, trained
-from gpflow_deep.builders.random_feature_dgp import linear_model_posterior
+from gpflow_deep.builders.bayesian_linear import linear_model_posterior
 
 BUILDER = "build_random_feature_dgp"
 NOISE_BOUNDS = (1e-4, 10.0)

@@ -9,6 +9,7 @@ import numpy as np
 import tensorflow as tf
 from gpflow.kernels import Kernel
 
+from gpflow_deep.builders.bayesian_linear import evidence_noise_variance, linear_model_posterior
 from gpflow_deep.builders.configuration import Presets, configure, log_choice
 from gpflow_deep.builders.initialisation import mean_column_variance
 from gpflow_deep.builders.preparation import BuilderData, gaussian_likelihood, hidden_width, prepare_data
@@ -51,7 +52,9 @@ class RandomFeatureDGPConfig(Presets):
         mean-field posterior of its Bayesian linear model on the initial features (a fitted
         one-layer random-feature GP); False: at the prior.
     :ivar noise_variance: the Gaussian likelihood's initial variance, when no likelihood is given;
-        None: 0.01·var(Y) (the paper's e⁻²).
+        None: with ``last_layer_at_posterior`` the variance of greatest evidence in the last layer's
+        linear model on its initial features (type II maximum likelihood, among 1e-4 to 3.16
+        times var(Y)), else 0.01·var(Y) (the paper's e⁻²).
     :ivar num_samples: S, the Monte Carlo paths per training step and member.
     :ivar num_members: K, independent members (Ω's ε, q(Ω), q(W)) of every layer, path s taking
         member s mod K: the equal mixture of K networks (1: the paper's model; 3 scored better on
@@ -108,9 +111,13 @@ def build_random_feature_dgp(
     check_choice("omega_mode", config.omega_mode, OMEGA_MODES)
     num_features = check_positive_int("num_features", config.num_features)
     members = check_positive_int("num_members", config.num_members)
-    data = prepare_data(
-        X, Y, num_layers, likelihood, lambda Y: gaussian_likelihood(BUILDER, config.noise_variance, Y), num_data
-    )
+    choose_noise = config.noise_variance is None and config.last_layer_at_posterior
+
+    def default_likelihood(Y):
+        """Its variance is chosen with the last layer's start when the config leaves it None."""
+        return gpflow.likelihoods.Gaussian() if choose_noise else gaussian_likelihood(BUILDER, config.noise_variance, Y)
+
+    data = prepare_data(X, Y, num_layers, likelihood, default_likelihood, num_data)
     D = data.X.shape[1]
     width = hidden_width(BUILDER, config.hidden_width, D, PAPER_HIDDEN_WIDTH)
     widths = [D] + [width] * (data.num_layers - 1) + [data.output_dim]
@@ -137,7 +144,8 @@ def build_random_feature_dgp(
     start = {}
     if config.last_layer_at_posterior and isinstance(data.likelihood, gpflow.likelihoods.Gaussian):
         # the last layer's features come from a copy at the prior: its Ω is keyed by the seed
-        start = _last_layer_posterior(layers, layer(len(layers)), data, feed_forward, seed)
+        choose = choose_noise and likelihood is None
+        start = _last_layer_posterior(layers, layer(len(layers)), data, feed_forward, seed, choose)
     layers.append(layer(len(layers), **start))
     return RandomFeatureDGP(
         layers,
@@ -189,13 +197,21 @@ def _column_scales(X: np.ndarray) -> np.ndarray:
 
 
 def _last_layer_posterior(
-    hidden: List[RandomFeatureLayer], last: RandomFeatureLayer, data: BuilderData, feed_forward: bool, seed: int
+    hidden: List[RandomFeatureLayer],
+    last: RandomFeatureLayer,
+    data: BuilderData,
+    feed_forward: bool,
+    seed: int,
+    choose_noise: bool,
 ) -> Dict[str, np.ndarray]:
     """``w_mean`` and ``w_std``, ``[F, L]`` (``[K, F, L]`` with K members): q(W) of the ``last``
     layer (as it starts) at the mean-field optimum of its Bayesian linear model y = Φ W + ε on the
     features of the ``hidden`` layers' mean outputs, member by member: with A = I + ΦᵀΦ/σ² (summed
     over at most 2,000 rows, scaled to N), mean A⁻¹ΦᵀY/σ² (the exact posterior mean, which is also
-    the mean-field one) and standard deviations 1/sqrt(diag A) (the mean-field ones)."""
+    the mean-field one) and standard deviations 1/sqrt(diag A) (the mean-field ones). With
+    ``choose_noise`` σ² is first set, in the likelihood too, to the linear models' greatest evidence
+    (:func:`~gpflow_deep.builders.bayesian_linear.evidence_noise_variance`), so that the noise
+    starts as large as the features leave the residuals."""
     X, Y = data.X, data.Y
     rows = np.arange(len(X))
     if len(X) > MAX_ROWS_FOR_INITIAL_POSTERIOR:
@@ -209,24 +225,17 @@ def _last_layer_posterior(
         inputs = tf.linalg.matmul(layer.features(inputs, fixed_seed, num_paths=members), weights)
         if feed_forward:
             inputs = tf.concat([inputs, tf.tile(X_rows[None], [members, 1, 1])], axis=-1)
+    features, scale = last.features(inputs, fixed_seed, num_paths=members).numpy(), data.num_data / len(rows)
+    if choose_noise:
+        noise = evidence_noise_variance(features, Y[rows], scale)
+        reason = "greatest evidence of the last layer's linear model on its initial features"
+        noise = max(noise, 10 * data.likelihood.variance_lower_bound)
+        data.likelihood.variance.assign(log_choice(BUILDER, "noise_variance", noise, reason))
     means, stds = [], []
-    for Phi in last.features(inputs, fixed_seed, num_paths=members).numpy():
-        mean, chol = linear_model_posterior(Phi, Y[rows], data.likelihood.variance.numpy(), data.num_data / len(rows))
+    for Phi in features:
+        mean, chol = linear_model_posterior(Phi, Y[rows], data.likelihood.variance.numpy(), scale)
         precision_diagonal = np.sum(chol**2, axis=1)  # A = LLᵀ: A_ii = Σ_j L_ij²
         means.append(mean)
         stds.append(np.tile(1.0 / np.sqrt(precision_diagonal)[:, None], (1, last.output_dim)))
     shape = last.w_mean.shape
     return dict(w_mean=np.reshape(means, shape), w_std=np.reshape(stds, shape))
-
-
-def linear_model_posterior(
-    Phi: np.ndarray, Y: np.ndarray, noise_variance: float, scale: float = 1.0
-) -> Tuple[np.ndarray, np.ndarray]:
-    """W's exact posterior in the Bayesian linear model y = Φ W + ε, W ~ N(0, I), ε ~ N(0, σ²), from
-    ``Phi [n, F]`` and ``Y [n, L]``, each row standing for ``scale`` rows: the mean ``[F, L]``,
-    A⁻¹ scale ΦᵀY/σ², and the lower Cholesky factor ``[F, F]`` of the precision A = I + scale ΦᵀΦ/σ²
-    (the covariance is A⁻¹ for every column of W)."""
-    precision = np.eye(Phi.shape[1]) + scale * Phi.T @ Phi / noise_variance
-    chol = np.linalg.cholesky(precision)
-    mean = np.linalg.solve(chol.T, np.linalg.solve(chol, scale * Phi.T @ Y / noise_variance))
-    return mean, chol
