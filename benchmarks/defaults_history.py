@@ -33,7 +33,6 @@ DEFAULTS_CHANGES: Dict[str, Tuple[DefaultsChange, ...]] = {
     ),
     "build_random_feature_dgp": (
         DefaultsChange("2026-11-28 07:52:00", ("learning_rate",), "Adam at 0.01"),  # as for AEP above
-        DefaultsChange("2026-11-28 20:22:00", ("noise_variance",), "the noise started at 1% of var(Y)"),
     ),
 }
 
