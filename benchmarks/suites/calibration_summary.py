@@ -25,8 +25,11 @@ import numpy as np
 
 from benchmarks.common import RESULTS_DIR
 from benchmarks.defaults_history import older_defaults
-from benchmarks.suites.calibration import EXACT_GP
+from benchmarks.suites.calibration import EXACT_GP, LINEAR
+
 from gpflow_deep.app.benchmark import parse_splits, read_results
+
+REFERENCE_NAMES = {EXACT_GP: "exact GP", LINEAR: "linear"}
 
 LEVELS = (50, 80, 90, 95)
 BARS = {"boston": (-2.45, -2.8), "concrete": (-3.15, -3.4)}
@@ -214,20 +217,21 @@ def paired_table(groups: Dict[tuple, List[Dict]]) -> str:
     return "\n".join([header] + rows)
 
 
-def exact_gp_table(groups: Dict[tuple, List[Dict]]) -> str:
-    """Every run without calibration beside the exact GP's on the same data set, over the splits
-    both ran: the mean of its test log-likelihood minus the exact GP's (standard error), and on how
-    many of those splits it is higher."""
+def reference_table(groups: Dict[tuple, List[Dict]], reference: str = EXACT_GP) -> str:
+    """Every run without calibration beside the ``reference``'s (the exact GP, or least squares:
+    ``linear``) on the same data set, over the splits both ran: the mean of its test
+    log-likelihood minus the reference's (standard error), and on how many of those splits it is
+    higher. Empty when the reference has no runs."""
     header = (
-        "| builder | data set | likelihood | splits in common | test log-lik, builder − exact GP (s.e.) "
-        "| builder higher on |\n|---|---|---|---|---|---|"
+        f"| builder | data set | likelihood | splits in common | test log-lik, builder − {REFERENCE_NAMES[reference]} "
+        "(s.e.) | builder higher on |\n|---|---|---|---|---|---|"
     )
     rows = []
     for (label, dataset, likelihood, _), records in _uncalibrated(groups).items():
-        cells = _paired_cells(records, groups.get((EXACT_GP, dataset, "default", 0.0)))
-        if cells is not None:
+        cells = _paired_cells(records, groups.get((reference, dataset, "default", 0.0)))
+        if cells is not None and label != reference:
             rows.append(f"| {label.removeprefix('build_')} | {dataset} | {likelihood} {cells}")
-    return "\n".join([header] + rows)
+    return "\n".join([header] + rows) if rows else ""
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -250,7 +254,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     print()
     print(paired_table(groups))
     print()
-    print(exact_gp_table(groups))
+    print(reference_table(groups))
+    linear = reference_table(groups, LINEAR)
+    if linear:
+        print()
+        print(linear)
     return 0
 
 

@@ -8,7 +8,7 @@ from scipy.stats import norm
 
 from benchmarks.experiments.worst_points import nearest_distances, per_row
 from benchmarks.suites.calibration import _scored, trained
-from benchmarks.suites.calibration_summary import exact_gp_table, grouped, paired_table, pit_table, row, split_table
+from benchmarks.suites.calibration_summary import grouped, paired_table, pit_table, reference_table, row, split_table
 from gpflow_deep.app.benchmark import read_results
 
 
@@ -270,9 +270,22 @@ def test_every_uncalibrated_run_is_paired_with_the_exact_gp_on_the_splits_both_r
     runs += [_record(s, ll, 0.9) | {"builder": "exact_gp"} for s, ll in ((1, -2.4), (2, -2.8), (3, -2.9))]
     runs += [_record(s, -2.0, 0.9, fraction=0.2) for s in (1, 2, 3)]  # calibrated: not paired
     runs += [_record(s, -3.0, 0.9, dataset="concrete") for s in (1, 2)]  # no exact GP on concrete
-    lines = exact_gp_table(grouped(runs, splits=None, steps=3000)).splitlines()[2:]
+    lines = reference_table(grouped(runs, splits=None, steps=3000)).splitlines()[2:]
     error = np.std([-0.1, 0.2, 0.2], ddof=1) / np.sqrt(3)
     assert lines == [f"| deep_gp | boston | default | 3 | +0.100 ({error:.3f}) | 2 of 3 |"]
+    assert reference_table(grouped(runs, splits=None, steps=3000), "linear") == "", "no linear runs, no table"
+
+
+def test_every_uncalibrated_run_is_paired_with_least_squares_too():
+    runs = [_record(s, ll, 0.9) for s, ll in ((1, -2.5), (2, -2.6))]
+    runs += [_record(s, ll, 0.9) | {"builder": "exact_gp"} for s, ll in ((1, -2.4), (2, -2.8))]
+    runs += [_record(s, -2.9, 0.9) | {"builder": "linear"} for s in (1, 2)]
+    table = reference_table(grouped(runs, splits=None, steps=3000), "linear").splitlines()
+    assert "builder − linear (s.e.)" in table[0]
+    assert sorted(table[2:]) == [
+        "| deep_gp | boston | default | 2 | +0.350 (0.050) | 2 of 2 |",
+        "| exact_gp | boston | default | 2 | +0.300 (0.200) | 2 of 2 |",
+    ]
 
 
 @pytest.mark.slow  # a full L-BFGS fit of boston in a subprocess: about 35 s
