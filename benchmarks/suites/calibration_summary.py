@@ -26,7 +26,6 @@ import numpy as np
 from benchmarks.common import RESULTS_DIR
 from benchmarks.defaults_history import older_defaults
 from benchmarks.suites.calibration import EXACT_GP, LINEAR
-
 from gpflow_deep.app.benchmark import parse_splits, read_results
 
 REFERENCE_NAMES = {EXACT_GP: "exact GP", LINEAR: "linear"}
