@@ -122,7 +122,7 @@ def build_random_feature_dgp(
         raise ValueError("give noise_variance or noise_from_evidence=True, not both")
 
     def default_likelihood(Y):
-        """Its variance is chosen with the last layer's start when the config leaves it None."""
+        """The Gaussian; with noise_from_evidence its variance is chosen with the last layer's start."""
         return gpflow.likelihoods.Gaussian() if choose_noise else gaussian_likelihood(BUILDER, config.noise_variance, Y)
 
     data = prepare_data(X, Y, num_layers, likelihood, default_likelihood, num_data)
