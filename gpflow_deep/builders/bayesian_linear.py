@@ -6,6 +6,8 @@ from typing import Sequence, Tuple
 
 import numpy as np
 
+from gpflow_deep.builders.initialisation import mean_column_variance
+
 NOISE_GRID = np.logspace(-4.0, 0.5, 181)
 """The noise variances, as fractions of the targets' variance, among which :func:`evidence_noise_variance`
 chooses: 1e-4 to 3.16, 40 per decade."""
@@ -40,6 +42,6 @@ def log_evidence(Phi: np.ndarray, Y: np.ndarray, noise_variances: np.ndarray, sc
 def evidence_noise_variance(Phis: Sequence[np.ndarray], Y: np.ndarray, scale: float = 1.0) -> float:
     """The σ² of :data:`NOISE_GRID` × var(Y) with the greatest evidence summed over the feature
     matrices ``Phis`` (one ``[n, F]`` per member), all of the same targets ``Y [n, L]``."""
-    grid = NOISE_GRID * float(np.mean(np.var(Y, axis=0)))
+    grid = NOISE_GRID * mean_column_variance(Y)
     total = sum(log_evidence(Phi, Y, grid, scale) for Phi in Phis)
     return float(grid[int(np.argmax(total))])

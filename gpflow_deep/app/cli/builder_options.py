@@ -22,12 +22,13 @@ def parse_options(pairs: Sequence[str], model: str) -> Dict[str, object]:
 
     options = dict(_split(pair) for pair in pairs)
     config_class = builder_config_class(model)
+    types = _field_types(config_class) if config_class is not None else None
     for name, value in options.items():
         if name in FLAGS:
             flag = FLAGS[name]
             raise CommandError(f"--option {name}: " + (f"use {flag}" if flag else "fit sets it from the table"))
-        if config_class is not None:
-            _check_field(config_class, model, name, value)
+        if types is not None:
+            _check_field(types, model, name, value)
     return options
 
 
@@ -42,9 +43,9 @@ def _split(pair: str) -> Tuple[str, object]:
         return name, text.strip()
 
 
-def _check_field(config_class: type, model: str, name: str, value: object) -> None:
-    """A command-line value of ``config_class``'s field ``name``, or a one-line error."""
-    types = {field.name: _simple_types(hint) for field, hint in _hints(config_class)}
+def _check_field(types: Dict[str, Tuple[type, ...]], model: str, name: str, value: object) -> None:
+    """A command-line value of the field ``name`` of a config whose fields take ``types``, or a
+    one-line error."""
     if name not in types:
         raise CommandError(f"--option {name}: {model} has no such option; its options: {', '.join(_settable(types))}")
     allowed = types[name]
@@ -55,9 +56,10 @@ def _check_field(config_class: type, model: str, name: str, value: object) -> No
         raise CommandError(f"--option {name}: expected {names}, got {json.dumps(value)}")
 
 
-def _hints(config_class: type) -> List[Tuple[dataclasses.Field, object]]:
+def _field_types(config_class: type) -> Dict[str, Tuple[type, ...]]:
+    """Each field of ``config_class`` and the types the command line can give it (:func:`_simple_types`)."""
     hints = typing.get_type_hints(config_class)
-    return [(field, hints[field.name]) for field in dataclasses.fields(config_class)]
+    return {field.name: _simple_types(hints[field.name]) for field in dataclasses.fields(config_class)}
 
 
 def _simple_types(hint: object) -> Tuple[type, ...]:

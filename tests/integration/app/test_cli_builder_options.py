@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from fixtures.tables import regression_rows, write_csv
+from fixtures.tables import regression_rows, write_csv, write_train_and_test
 
 from gpflow_deep.app.cli.builder_options import parse_options
 from gpflow_deep.app.cli.main import main
@@ -17,9 +17,7 @@ from gpflow_deep.registry import MODEL_BUILDERS, ModelEntry, register_model
 @pytest.fixture(scope="module")
 def members_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("members")
-    header, rows = regression_rows(40)
-    train = write_csv(folder / "train.csv", header, rows[:32])
-    test = write_csv(folder / "test.csv", header, rows[32:])
+    train, test = write_train_and_test(folder, *regression_rows(40), train_rows=32)
     run_dir = folder / "run"
     options = ["--option", "num_members=3", "--option", "num_features=20"]
     arguments = ["fit", train, "--target", "price", "--out", str(run_dir), "--iterations", "5"]

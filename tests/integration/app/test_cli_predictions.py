@@ -5,7 +5,7 @@ import csv
 
 import numpy as np
 import pytest
-from fixtures.tables import regression_rows, write_csv
+from fixtures.tables import regression_rows, write_train_and_test
 
 from gpflow_deep.app.cli.main import main
 from gpflow_deep.app.run_directory import load_run
@@ -18,9 +18,7 @@ PREDICTED_ROWS = 2500  # several of the model's 1,000-row prediction chunks
 @pytest.fixture(scope="module")
 def fitted(tmp_path_factory):
     folder = tmp_path_factory.mktemp("predictions")
-    header, rows = regression_rows(PREDICTED_ROWS + 40, seed=1)
-    train = write_csv(folder / "train.csv", header, rows[:40])
-    test = write_csv(folder / "test.csv", header, rows[40:])
+    train, test = write_train_and_test(folder, *regression_rows(PREDICTED_ROWS + 40, seed=1), train_rows=40)
     assert main(["fit", train, "--target", "price", "--out", str(folder / "run"), "--iterations", "20"]) == 0
     return str(folder / "run"), test
 

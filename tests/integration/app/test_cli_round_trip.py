@@ -6,7 +6,7 @@ import logging
 
 import numpy as np
 import pytest
-from fixtures.tables import classification_rows, regression_rows, write_csv
+from fixtures.tables import classification_rows, regression_rows, write_csv, write_train_and_test
 
 from gpflow_deep.app.cli.main import main
 
@@ -23,8 +23,7 @@ def read_csv(path):
 def regression_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("regression")
     header, rows = regression_rows(48)
-    train = write_csv(folder / "train.csv", header, rows[:40])
-    test = write_csv(folder / "test.csv", header, rows[40:])
+    train, test = write_train_and_test(folder, header, rows, train_rows=40)
     run_dir = folder / "run"
     arguments = ["fit", train, "--target", "price", "--out", str(run_dir), "--iterations", ITERATIONS]
     assert main(arguments + ["--validation-fraction", "0.25"]) == 0
