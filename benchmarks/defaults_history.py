@@ -31,6 +31,7 @@ DEFAULTS_CHANGES: Dict[str, Tuple[DefaultsChange, ...]] = {
             "Adam at 0.01",
         ),
     ),
+    "build_deep_gp": (DefaultsChange("2026-11-28 22:20:00", ("noise_variance",), "the noise started at 0.01"),),
     "build_random_feature_dgp": (
         DefaultsChange("2026-11-28 07:52:00", ("learning_rate",), "Adam at 0.01"),  # as for AEP above
     ),

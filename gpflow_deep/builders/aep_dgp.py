@@ -70,7 +70,7 @@ def build_aep_dgp(
         Y,
         num_layers,
         likelihood,
-        lambda Y: _gaussian(config),
+        lambda X, Y: _gaussian(config),
         num_data,
     )
     bounds = (PUBLIC_CODE_NUM_INDUCING, PUBLIC_CODE_NUM_INDUCING)

@@ -113,7 +113,7 @@ def build_dspp(
     S = check_positive_int("num_sigma_points", config.num_sigma_points)
     check_choice("sigma_point_initialisation", config.sigma_point_initialisation, SIGMA_POINT_INITIALISATIONS)
     data_term = _data_term(config.expected_log_likelihood_weight)
-    data = prepare_data(X, Y, num_layers, likelihood, lambda Y: _default_likelihood(config, Y), num_data)
+    data = prepare_data(X, Y, num_layers, likelihood, lambda X, Y: _default_likelihood(config, Y), num_data)
     bounds = (config.min_num_inducing, config.max_num_inducing)
     plans = plan_from_data(
         BUILDER, data, config, seed, trainable_means=True, bounds=bounds, per_point=config.inducing_per_point

@@ -8,6 +8,7 @@ from gpflow.likelihoods import Gaussian, Likelihood
 
 from gpflow_deep.builders.configuration import log_choice
 from gpflow_deep.builders.initialisation import mean_column_variance, training_arrays
+from gpflow_deep.builders.pilot_gp import PILOT_ROWS, pilot_noise_variance
 from gpflow_deep.core.validation import check_positive_int, check_targets
 
 MAX_HIDDEN_WIDTH = 30
@@ -38,19 +39,19 @@ def prepare_data(
     Y,
     num_layers: int,
     likelihood: Optional[Likelihood],
-    default_likelihood: Callable[[np.ndarray], Likelihood],
+    default_likelihood: Callable[[np.ndarray, np.ndarray], Likelihood],
     num_data: Optional[int],
 ) -> BuilderData:
     """X ``[n, D]`` and Y ``[n, P]`` checked as GPflow's float, N = ``num_data`` (n if None, else at
     least n: X, Y are then a sample of a larger training set), ``likelihood`` or
-    ``default_likelihood(Y)``, and Y checked against it."""
+    ``default_likelihood(X, Y)``, and Y checked against it."""
     num_layers = check_positive_int("num_layers", num_layers)
     X, Y = training_arrays(X, Y)
     if num_data is None:
         num_data = len(X)
     elif check_positive_int("num_data", num_data) < len(X):
         raise ValueError(f"num_data={num_data} is fewer than the {len(X)} rows given")
-    likelihood = likelihood if likelihood is not None else default_likelihood(Y)
+    likelihood = likelihood if likelihood is not None else default_likelihood(X, Y)
     output_dim = getattr(likelihood, "latent_dim", None) or Y.shape[1]
     check_targets("Y", Y, likelihood, output_dim)
     return BuilderData(X, Y, int(num_data), likelihood, output_dim, num_layers)
@@ -65,8 +66,19 @@ def hidden_width(builder: str, given: Optional[int], input_dim: int, minimum: in
     return log_choice(builder, "hidden_width", width, rule)
 
 
-def gaussian_likelihood(builder: str, variance: Optional[float], Y: np.ndarray) -> Gaussian:
-    """A Gaussian likelihood of initial ``variance``, or when None 1 % of Y's variance, logged."""
+def gaussian_likelihood(
+    builder: str, variance: Optional[float], Y: np.ndarray, X: Optional[np.ndarray] = None, seed: int = 0
+) -> Gaussian:
+    """A Gaussian likelihood of initial ``variance``; when None, logged: given X ``[n, D]``, the noise
+    variance of a pilot exact GP on at most 500 rows of X and Y
+    (:func:`~gpflow_deep.builders.pilot_gp.pilot_noise_variance`), else (or when its fit fails)
+    1 % of Y's variance."""
+    if variance is None and X is not None:
+        variance = pilot_noise_variance(X, Y, seed)
+        if variance is not None:
+            variance = log_choice(
+                builder, "noise_variance", variance, f"a pilot exact GP's on {PILOT_ROWS} rows at most"
+            )
     if variance is None:
         variance = log_choice(builder, "noise_variance", NOISE_SHARE * mean_column_variance(Y), "1% of var(Y)")
     return Gaussian(variance=variance)

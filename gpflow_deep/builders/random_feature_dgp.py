@@ -121,7 +121,7 @@ def build_random_feature_dgp(
     if choose_noise and config.noise_variance is not None:
         raise ValueError("give noise_variance or noise_from_evidence=True, not both")
 
-    def default_likelihood(Y):
+    def default_likelihood(X, Y):
         """The Gaussian; with noise_from_evidence its variance is chosen with the last layer's start."""
         return gpflow.likelihoods.Gaussian() if choose_noise else gaussian_likelihood(BUILDER, config.noise_variance, Y)
 

@@ -11,7 +11,7 @@ from gpflow_deep.builders import kmeans_inducing_inputs, linear_means, linear_pr
 def test_paper_defaults_on_boston():
     data = gd.datasets.load("boston")
     part = gd.datasets.uci_split(data, 0)
-    model = gd.build_deep_gp(part.X_train, part.Y_train, num_layers=3)
+    model = gd.build_deep_gp(part.X_train, part.Y_train, num_layers=3, config=gd.builders.DeepGPConfig.paper())
     inner, last = model.layers[:-1], model.layers[-1]
     assert [layer.num_latent_gps for layer in model.layers] == [13, 13, 1]  # min(30, D) inner width
     assert all(layer.num_inducing == 100 for layer in model.layers)
