@@ -10,6 +10,7 @@ from gpflow.likelihoods import Likelihood
 
 from gpflow_deep.builders.configuration import Presets, configure, log_choice
 from gpflow_deep.builders.initialisation import mean_column_variance
+from gpflow_deep.builders.pilot_gp import pilot_noise_variance
 from gpflow_deep.builders.preparation import prepare_data
 from gpflow_deep.builders.stack import KernelFactory, gp_layer_stack, plan_from_data
 from gpflow_deep.core.validation import check_above, check_choice, check_non_negative, check_positive_int
@@ -53,8 +54,12 @@ class DSPPConfig(Presets):
     :ivar inner_q_sqrt_scale: hidden layers' ``q_sqrt`` at the prior's scaled by this.
     :ivar noise_scale: the unit of a default noise start and floor; None: the targets' mean column
         variance (the paper's are absolute: 1).
-    :ivar noise_variance: the Gaussian likelihood's initial variance; None: 0.1 noise units, at
-        least twice the floor.
+    :ivar noise_variance: the Gaussian likelihood's initial variance; None: at least twice the
+        floor, the noise variance of a pilot exact GP on at most 500 rows with ``noise_from_pilot``
+        (:func:`~gpflow_deep.builders.pilot_gp.pilot_noise_variance`), else (or if it fails) 0.1
+        noise units (the paper's).
+    :ivar noise_from_pilot: start the noise at the pilot GP's when ``noise_variance`` is None: on a
+        noisy table a start of 0.1 is far below the noise, which rises too slowly to reach it.
     :ivar noise_floor: the likelihood variance's lower bound; None: 0.05 noise units (the paper's
         1e-4). It stops the noise from overfitting a small training set (``docs/notes/dspp_defaults_investigation.md``).
     """
@@ -76,6 +81,7 @@ class DSPPConfig(Presets):
     inner_q_sqrt_scale: float = 1.0
     noise_scale: Optional[float] = None
     noise_variance: Optional[float] = None
+    noise_from_pilot: bool = True
     noise_floor: Optional[float] = None
 
     @classmethod
@@ -89,6 +95,7 @@ class DSPPConfig(Presets):
             sigma_point_initialisation="random",
             trainable_sigma_points=True,
             noise_scale=1.0,
+            noise_from_pilot=False,
             noise_floor=1e-4,
         )
 
@@ -113,7 +120,7 @@ def build_dspp(
     S = check_positive_int("num_sigma_points", config.num_sigma_points)
     check_choice("sigma_point_initialisation", config.sigma_point_initialisation, SIGMA_POINT_INITIALISATIONS)
     data_term = _data_term(config.expected_log_likelihood_weight)
-    data = prepare_data(X, Y, num_layers, likelihood, lambda X, Y: _default_likelihood(config, Y), num_data)
+    data = prepare_data(X, Y, num_layers, likelihood, lambda X, Y: _default_likelihood(config, X, Y, seed), num_data)
     bounds = (config.min_num_inducing, config.max_num_inducing)
     plans = plan_from_data(
         BUILDER, data, config, seed, trainable_means=True, bounds=bounds, per_point=config.inducing_per_point
@@ -149,9 +156,9 @@ def build_dspp(
     return model
 
 
-def _default_likelihood(config: DSPPConfig, Y: np.ndarray) -> Likelihood:
+def _default_likelihood(config: DSPPConfig, X: np.ndarray, Y: np.ndarray, seed: int) -> Likelihood:
     """A Gaussian (one column of Y) or a ``LinearMixingGaussian`` (P > 1) of the config's noise
-    start and floor, the None ones decided from Y and logged."""
+    start and floor, the None ones decided from X and Y and logged."""
     scale = config.noise_scale
     if scale is None:
         scale = log_choice(BUILDER, "noise_scale", mean_column_variance(Y), "the targets' variance")
@@ -161,8 +168,11 @@ def _default_likelihood(config: DSPPConfig, Y: np.ndarray) -> Likelihood:
     floor = check_non_negative("noise_floor", floor)
     variance = config.noise_variance
     if variance is None:
-        start = max(NOISE_START_SHARE * scale, 2 * floor)
-        variance = log_choice(BUILDER, "noise_variance", start, "10% of noise_scale, at least twice the floor")
+        pilot = pilot_noise_variance(X, Y, seed) if config.noise_from_pilot else None
+        start, reason = (
+            (pilot, "a pilot exact GP's") if pilot is not None else (NOISE_START_SHARE * scale, "10% of noise_scale")
+        )
+        variance = log_choice(BUILDER, "noise_variance", max(start, 2 * floor), f"{reason}, at least twice the floor")
     variance = check_above("noise_variance", variance, "noise_floor", floor)
     P = Y.shape[1]
     if P == 1:

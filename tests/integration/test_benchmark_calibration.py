@@ -53,7 +53,12 @@ def test_the_nearest_training_row_distance_is_the_direct_minimum():
     assert nearest_distances(X_train[:2], X_train)[0] == pytest.approx(0.0, abs=1e-7)
 
 
+TODAY = "2099-01-01 00:00:00"
+
+
 def _record(split, log_likelihood, coverage_90, dataset="boston", fraction=0.0, **extra):
+    """A record of ``build_deep_gp`` (by default of its defaults today: dated after every change)."""
+    extra.setdefault("date", TODAY)
     coverage = {f"coverage_{level}": coverage_90 for level in (50, 80, 90, 95)}
     return dict(
         builder="build_deep_gp",
@@ -216,6 +221,16 @@ def test_a_record_of_a_builder_s_older_defaults_is_a_row_of_its_own_and_is_run_a
     assert ran == [1000]  # the split's only record is of the older defaults: run again
     calibration.main(argv + ["--results", str(results)])
     assert ran == [1000]  # now done
+
+
+def test_a_change_that_builds_the_same_models_on_a_data_set_leaves_its_records_current(monkeypatch):
+    from benchmarks import defaults_history
+
+    change = defaults_history.DefaultsChange("2026-11-27 03:54:39", ("noise_variance",), "0.1", ("concrete",))
+    monkeypatch.setitem(defaults_history.DEFAULTS_CHANGES, "build_deep_gp", (change,))
+    before = "2026-11-26 10:00:00"
+    assert defaults_history.older_defaults(_record(1, -3.0, 0.9, dataset="concrete", date=before)) == ""
+    assert defaults_history.older_defaults(_record(1, -2.5, 0.9, dataset="boston", date=before)) == "0.1"
 
 
 def test_a_learning_rate_variant_trains_at_its_rate_and_is_a_row_of_its_own(tmp_path, monkeypatch):
