@@ -9,13 +9,11 @@ from typing import Dict, NamedTuple, Tuple
 
 
 class DefaultsChange(NamedTuple):
-    """``date`` (UTC, as records write it), the ``fields`` that changed and what they were; the
-    data sets on which the change builds the same models as before, if any."""
+    """``date`` (UTC, as records write it), the ``fields`` that changed and what they were."""
 
     date: str
     fields: Tuple[str, ...]
     before: str
-    unchanged_on: Tuple[str, ...] = ()
 
 
 DEFAULTS_CHANGES: Dict[str, Tuple[DefaultsChange, ...]] = {
@@ -34,16 +32,6 @@ DEFAULTS_CHANGES: Dict[str, Tuple[DefaultsChange, ...]] = {
         ),
     ),
     "build_deep_gp": (DefaultsChange("2026-11-28 22:20:00", ("noise_variance",), "the noise started at 0.01"),),
-    "build_dspp": (
-        DefaultsChange(
-            "2026-11-28 22:45:00",
-            ("noise_variance",),
-            "the noise started at 0.1 of var(y)",
-            # the start is the larger of a pilot GP's noise and twice the floor, 0.1 of var(y): the
-            # pilot's is below it on every split of both, seeds 0-19, 1000-1019 and 3000-3019
-            unchanged_on=("boston", "concrete"),
-        ),
-    ),
     "build_random_feature_dgp": (
         DefaultsChange("2026-11-28 07:52:00", ("learning_rate",), "Adam at 0.01"),  # as for AEP above
     ),
@@ -55,8 +43,6 @@ def older_defaults(record: Dict) -> str:
     change after its date replaced."""
     options = record.get("options") or {}
     for change in reversed(DEFAULTS_CHANGES.get(record["builder"], ())):
-        if record.get("dataset") in change.unchanged_on:
-            continue
         if record.get("date", "") < change.date and not all(field in options for field in change.fields):
             return change.before
     return ""

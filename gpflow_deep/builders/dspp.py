@@ -54,12 +54,11 @@ class DSPPConfig(Presets):
     :ivar inner_q_sqrt_scale: hidden layers' ``q_sqrt`` at the prior's scaled by this.
     :ivar noise_scale: the unit of a default noise start and floor; None: the targets' mean column
         variance (the paper's are absolute: 1).
-    :ivar noise_variance: the Gaussian likelihood's initial variance; None: at least twice the
-        floor, the noise variance of a pilot exact GP on at most 500 rows with ``noise_from_pilot``
-        (:func:`~gpflow_deep.builders.pilot_gp.pilot_noise_variance`), else (or if it fails) 0.1
-        noise units (the paper's).
-    :ivar noise_from_pilot: start the noise at the pilot GP's when ``noise_variance`` is None: on a
-        noisy table a start of 0.1 is far below the noise, which rises too slowly to reach it.
+    :ivar noise_variance: the Gaussian likelihood's initial variance; None: 0.1 noise units (the
+        paper's), or with ``noise_from_pilot`` the noise variance of a pilot exact GP on at most 500
+        rows (:func:`~gpflow_deep.builders.pilot_gp.pilot_noise_variance`), at least twice the floor.
+    :ivar noise_from_pilot: start the noise at the pilot GP's when ``noise_variance`` is None (an
+        option: on caschools and houseprices it was level with the defaults, ``docs/dspp.md``).
     :ivar noise_floor: the likelihood variance's lower bound; None: 0.05 noise units (the paper's
         1e-4). It stops the noise from overfitting a small training set (``docs/notes/dspp_defaults_investigation.md``).
     """
@@ -81,7 +80,7 @@ class DSPPConfig(Presets):
     inner_q_sqrt_scale: float = 1.0
     noise_scale: Optional[float] = None
     noise_variance: Optional[float] = None
-    noise_from_pilot: bool = True
+    noise_from_pilot: bool = False
     noise_floor: Optional[float] = None
 
     @classmethod
@@ -95,7 +94,6 @@ class DSPPConfig(Presets):
             sigma_point_initialisation="random",
             trainable_sigma_points=True,
             noise_scale=1.0,
-            noise_from_pilot=False,
             noise_floor=1e-4,
         )
 

@@ -223,16 +223,6 @@ def test_a_record_of_a_builder_s_older_defaults_is_a_row_of_its_own_and_is_run_a
     assert ran == [1000]  # now done
 
 
-def test_a_change_that_builds_the_same_models_on_a_data_set_leaves_its_records_current(monkeypatch):
-    from benchmarks import defaults_history
-
-    change = defaults_history.DefaultsChange("2026-11-27 03:54:39", ("noise_variance",), "0.1", ("concrete",))
-    monkeypatch.setitem(defaults_history.DEFAULTS_CHANGES, "build_deep_gp", (change,))
-    before = "2026-11-26 10:00:00"
-    assert defaults_history.older_defaults(_record(1, -3.0, 0.9, dataset="concrete", date=before)) == ""
-    assert defaults_history.older_defaults(_record(1, -2.5, 0.9, dataset="boston", date=before)) == "0.1"
-
-
 def test_a_learning_rate_variant_trains_at_its_rate_and_is_a_row_of_its_own(tmp_path, monkeypatch):
     import gpflow_deep as gd
     from benchmarks.suites import calibration
