@@ -4,7 +4,7 @@ A deep GP started with little noise on a noisy table explains the noise as signa
 the noise rise only slowly (on the CASchools table, from 0.01 to 0.16 of var(y) in 3,000 Adam
 steps, where an exact GP finds 0.27). One GP by type II maximum likelihood, on at most
 :data:`PILOT_ROWS` rows with one lengthscale over the column-standardised inputs, finds the noise
-in about a second whatever the table's size.
+in under a second (0.1–0.3 s on the tables of docs/benchmarks.md §12) whatever the table's size.
 """
 
 from typing import Optional, Tuple
