@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     import gpflow
 
 PAPER_STEPS = 20_000  # the papers' UCI protocol (Salimbeni & Deisenroth 2017)
-PAPER_NOISE = dict(noise_variance=0.01)  # DSVI's start of the noise (the default starts at a pilot GP's)
 PAPER_SOD_PATHS_AND_SUBSET = dict(num_samples=10, small_data_subset_size=50)  # Jain et al.'s T and small-data M
 
 REGRESSION_LIKELIHOODS = ("gaussian", "studentt", "poisson")
@@ -116,9 +115,9 @@ MODELS: Dict[str, ModelEntry] = {
                 Recipe("dgp3", "DeepGP, 3 layers (DSVI)", 3, steps=1000, in_default_run=False),
             ),
             protocol=(
-                Recipe("sgp", "DeepGP, 1 layer (SVGP)", 1, PAPER_NOISE, steps=PAPER_STEPS, test_samples=100),
-                Recipe("dgp2", "DeepGP, 2 layers (DSVI)", 2, PAPER_NOISE, steps=PAPER_STEPS, test_samples=100),
-                Recipe("dgp3", "DeepGP, 3 layers (DSVI)", 3, PAPER_NOISE, steps=PAPER_STEPS, test_samples=100),
+                Recipe("sgp", "DeepGP, 1 layer (SVGP)", 1, dict(setup="paper"), steps=PAPER_STEPS, test_samples=100),
+                Recipe("dgp2", "DeepGP, 2 layers (DSVI)", 2, dict(setup="paper"), steps=PAPER_STEPS, test_samples=100),
+                Recipe("dgp3", "DeepGP, 3 layers (DSVI)", 3, dict(setup="paper"), steps=PAPER_STEPS, test_samples=100),
             ),
         ),
         ModelEntry(

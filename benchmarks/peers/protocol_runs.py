@@ -8,7 +8,6 @@ import gpflow_deep as gd
 from benchmarks.peers import GPYTORCH_SETUP
 from gpflow_deep import datasets
 from gpflow_deep.evaluation import metrics
-from gpflow_deep.registry import PAPER_NOISE
 
 DEEP_GP_LAYERS = {"sgp": 1, "dgp2": 2, "dgp3": 3}
 GPYTORCH_MODEL = "dspp2-gpytorch-setup"
@@ -39,8 +38,7 @@ def _gpflux_deep_gp(args, part, train, batch):
     from benchmarks.peers import gpflux_dgp
 
     if args.implementation == "gpflux":
-        ours = gd.build_deep_gp(*train, DEEP_GP_LAYERS[args.model], seed=args.seed, **PAPER_NOISE)
-        dgp = gpflux_dgp.mirror(ours)
+        dgp = gpflux_dgp.mirror(gd.build_deep_gp(*train, DEEP_GP_LAYERS[args.model], seed=args.seed, setup="paper"))
     else:
         dgp = gpflux_dgp.own_builder(part.X_train, DEEP_GP_LAYERS[args.model])
     seconds = gpflux_dgp.train_keras(dgp, *train, args.iterations, batch)

@@ -49,17 +49,19 @@ def build_deep_gp(
     X, Y, num_layers: int = 2, *, config=None, likelihood=None, num_data=None, seed: int = 0, **overrides
 ) -> DeepGP:
     """A ``DeepGP`` of ``num_layers`` ``GPLayer`` s from X ``[n, D]`` and Y ``[n, P]``, set up as
-    ``config`` says (:class:`DeepGPConfig`, by default ``.default()``, with ``overrides`` of its
-    fields): k-means inducing inputs carried through each inner layer's fixed linear mean (the
-    identity, or the PCA projection of the data reaching it), a zero mean on the last layer, RBF-ARD
-    kernels with a white-noise term inside, q(U) nearly deterministic on inner layers.
+    ``config`` says (:class:`DeepGPConfig`, by default ``.default()``; ``setup="paper"`` is
+    ``config=DeepGPConfig.paper()``, ``setup="data"`` the default; ``overrides`` are its fields):
+    k-means inducing inputs carried through each inner layer's fixed linear mean (the identity, or
+    the PCA projection of the data reaching it), a zero mean on the last layer, RBF-ARD kernels with
+    a white-noise term inside, q(U) nearly deterministic on inner layers, the noise started at a
+    pilot GP's (the paper's 0.01 with ``setup="paper"``).
 
     The likelihood is Gaussian unless ``likelihood`` is given; the last layer has its latent
     dimension (Y's column count for a Gaussian). With ``num_data`` = N, X and Y are a sample of
     a training set of N rows: k-means and the projections see the sample, the objective is
     scaled to N.
     """
-    config = configure(BUILDER, DeepGPConfig, config, overrides, None)
+    config = configure(BUILDER, DeepGPConfig, config, overrides, ("setup", {"data": "default", "paper": "paper"}))
     data = prepare_data(
         X,
         Y,

@@ -67,6 +67,7 @@ def test_deep_gp_starts_its_noise_at_the_pilots_and_the_paper_at_one_hundredth()
     np.testing.assert_allclose(started, pilot_noise_variance(X, Y, seed=6), rtol=1e-9)
     assert 0.2 < started < 0.45
     assert build_deep_gp(X, Y, config=DeepGPConfig.paper()).likelihood.variance.numpy() == pytest.approx(0.01)
+    assert build_deep_gp(X, Y, setup="paper").likelihood.variance.numpy() == pytest.approx(0.01)
     assert build_deep_gp(X, Y, noise_variance=0.2).likelihood.variance.numpy() == pytest.approx(0.2)
 
 
