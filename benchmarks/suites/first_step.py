@@ -3,8 +3,9 @@
 For each builder, in a fresh process of its own (``--worker NAME``): the seconds of ``import
 gpflow_deep`` (lazy: it loads neither TensorFlow nor GPflow), of loading boston split 0, of the
 first use of a builder (which loads TensorFlow, GPflow and the package), of building the model
-(2 layers, the builder's defaults) and of ``gd.fit``'s first step (tracing and compilation)
-against a later one (full batch). Then the command line, each a fresh process timed from outside:
+(2 layers, the builder's defaults), of ``gd.fit``'s first step (tracing and compilation)
+against a later one (full batch), and of the first prediction of the test rows (``predict_y``:
+tracing, then the paths) against a second. Then the command line, each a fresh process timed from outside:
 ``gpflow-deep --help`` (start-up alone), ``gpflow-deep fit`` of 1 iteration on the bundled boston
 table (default settings: the likelihood's pilot fits included; and with ``--likelihood
 gaussian``), and ``gpflow-deep predict`` of that table from the run. Each figure is wall and CPU
@@ -37,18 +38,18 @@ class Stopwatch:
 
     def __init__(self):
         self.seconds = {}
-        self._restart()
+        self.restart()
 
-    def _restart(self):
+    def restart(self):
         self._wall, self._cpu = time.perf_counter(), time.process_time()
 
     def lap(self, stage: str) -> None:
         self.seconds[stage] = dict(wall=time.perf_counter() - self._wall, cpu=time.process_time() - self._cpu)
-        self._restart()
+        self.restart()
 
 
 def worker(name: str) -> dict:
-    """Seconds of each stage up to a later step of model ``name``, in this (fresh) process:
+    """Seconds of each stage up to a later step and a later prediction of model ``name``, in this (fresh) process:
     ``{stage: {"wall": s, "cpu": s}}``; ``gd.fit`` reports its first and later steps' wall time
     only, so ``fit`` gives the CPU of the whole call (its first step and LATER_STEPS more)."""
     watch = Stopwatch()
@@ -68,6 +69,11 @@ def worker(name: str) -> dict:
     watch.lap("fit")
     watch.seconds["first_step"] = dict(wall=result.first_step_seconds)
     watch.seconds["later_step"] = dict(wall=result.seconds_per_iteration)
+    watch.restart()
+    model.predict_y(part.X_test)
+    watch.lap("first_prediction")
+    model.predict_y(part.X_test)
+    watch.lap("later_prediction")
     return watch.seconds
 
 

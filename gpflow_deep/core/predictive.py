@@ -50,7 +50,9 @@ def compiled_prediction(model, quantity: str) -> Callable:
 
     Kept outside the model so that ``gpflow.utilities.deepcopy`` and checkpoints never meet a
     traced graph; the partial over a weak reference gives every model its own function (TensorFlow
-    counts retracing per Python function) without keeping the model alive.
+    counts retracing per Python function) without keeping the model alive. Traced without
+    AutoGraph, as the SavedModel's functions are: the chunk has no Python control flow on tensors,
+    and converting the code cost most of a first prediction's time.
     """
     if quantity not in QUANTITIES:
         raise ValueError(f"quantity must be one of {QUANTITIES}, got {quantity!r}")
@@ -61,7 +63,7 @@ def compiled_prediction(model, quantity: str) -> Callable:
             signature.append(tf.TensorSpec([None, None], model.dtype))
         signature += [tf.TensorSpec([], tf.int32), tf.TensorSpec([2], tf.int64), tf.TensorSpec([], tf.int64)]
         python_function = functools.partial(_evaluate_referenced, weakref.ref(model), quantity)
-        functions[quantity] = tf.function(python_function, input_signature=signature)
+        functions[quantity] = tf.function(python_function, input_signature=signature, autograph=False)
     return functions[quantity]
 
 

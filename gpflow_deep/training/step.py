@@ -51,7 +51,10 @@ def training_step(
 ) -> TrainingStep:
     """One ``tf.function``: read a batch, take the natural-gradient step (if any) and the
     optimizer step, count the iteration. With ``jit_compile`` the update is compiled by XLA (the
-    ``tf.data`` read cannot be, so it stays outside the XLA cluster).
+    ``tf.data`` read cannot be, so it stays outside the XLA cluster). Traced without AutoGraph, as
+    every compiled function of the package: the step has no Python control flow on tensors, and
+    converting GPflow's and the package's code took two thirds of the first step's tracing
+    (``docs/performance.md``, "Time to the first step").
 
     :param data: checked training data (:func:`~gpflow_deep.training.data.check_training_data`):
         arrays (minibatched by ``batch_size``) or a dataset of batches.
@@ -95,7 +98,7 @@ def training_step(
     if strategy is not None:
         compiled_update = distributed_update(model, strategy, optimizer, variables, fixed, iteration)
     elif jit_compile:
-        compiled_update = tf.function(update, jit_compile=True)  # its own function: XLA cannot take the batch read
+        compiled_update = tf.function(update, jit_compile=True, autograph=False)  # XLA cannot take the batch read
     else:
         compiled_update = update
     batches = batch_iterator(data, batch_size, seed)
@@ -107,7 +110,7 @@ def training_step(
     saved = batches
     if batches is not None and checkpointed and isinstance(data, tf.data.Dataset) and not saveable(batches):
         saved = None
-    return TrainingStep(tf.function(step), optimizer, variables, iteration, saved, gamma)
+    return TrainingStep(tf.function(step, autograph=False), optimizer, variables, iteration, saved, gamma)
 
 
 def distributed_update(
