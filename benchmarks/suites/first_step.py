@@ -5,10 +5,10 @@ gpflow_deep`` (lazy: it loads neither TensorFlow nor GPflow), of loading boston 
 first use of a builder (which loads TensorFlow, GPflow and the package), of building the model
 (2 layers, the builder's defaults), of ``gd.fit``'s first step (tracing and compilation)
 against a later one (full batch), and of the first prediction of the test rows (``predict_y``:
-tracing, then the paths) against a second. Then the command line, each a fresh process timed from outside:
-``gpflow-deep --help`` (start-up alone), ``gpflow-deep fit`` of 1 iteration on the bundled boston
-table (default settings: the likelihood's pilot fits included; and with ``--likelihood
-gaussian``), and ``gpflow-deep predict`` of that table from the run. Each figure is wall and CPU
+tracing, then the paths) against a second. Then the command line, each a fresh process timed
+from outside: ``gpflow-deep --help`` (start-up alone), ``gpflow-deep fit`` of 1 iteration on the
+bundled boston table (default settings: the likelihood's pilot fits included; and with
+``--likelihood gaussian``), and ``gpflow-deep predict`` of that table from the run. Each figure is wall and CPU
 seconds (user and system): on a shared machine the CPU seconds are what the work costs, the wall
 seconds what this run waited. Example::
 
@@ -49,9 +49,10 @@ class Stopwatch:
 
 
 def worker(name: str) -> dict:
-    """Seconds of each stage up to a later step and a later prediction of model ``name``, in this (fresh) process:
-    ``{stage: {"wall": s, "cpu": s}}``; ``gd.fit`` reports its first and later steps' wall time
-    only, so ``fit`` gives the CPU of the whole call (its first step and LATER_STEPS more)."""
+    """Seconds of each stage up to a later step and a later prediction of model ``name``, in this
+    (fresh) process: ``{stage: {"wall": s, "cpu": s}}``; ``gd.fit`` reports its first and later
+    steps' wall time only, so ``fit`` gives the CPU of the whole call (its first step and
+    LATER_STEPS more)."""
     watch = Stopwatch()
     import gpflow_deep as gd
 
