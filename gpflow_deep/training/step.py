@@ -53,7 +53,7 @@ def training_step(
     optimizer step, count the iteration. With ``jit_compile`` the update is compiled by XLA (the
     ``tf.data`` read cannot be, so it stays outside the XLA cluster). Traced without AutoGraph, as
     every compiled function of the package: the step has no Python control flow on tensors, and
-    converting GPflow's and the package's code took two thirds of the first step's tracing
+    converting GPflow's and the package's code took most of the first step's tracing
     (``docs/performance.md``, "Time to the first step").
 
     :param data: checked training data (:func:`~gpflow_deep.training.data.check_training_data`):
