@@ -8,9 +8,9 @@ against a later one (full batch), and of the first prediction of the test rows (
 tracing, then the paths) against a second. Then the command line, each a fresh process timed
 from outside: ``gpflow-deep --help`` (start-up alone), ``gpflow-deep fit`` of 1 iteration on the
 bundled boston table (default settings: the likelihood's pilot fits included; and with
-``--likelihood gaussian``), and ``gpflow-deep predict`` of that table from the run. Each figure is wall and CPU
-seconds (user and system): on a shared machine the CPU seconds are what the work costs, the wall
-seconds what this run waited. Example::
+``--likelihood gaussian``), and ``gpflow-deep predict`` of that table from the run. Each figure
+is wall and CPU seconds (user and system): on a shared machine the CPU seconds are what the work
+costs, the wall seconds what this run waited. Example::
 
     python -m benchmarks first_step
     python -m benchmarks first_step --models deep_gp --skip-cli

@@ -29,8 +29,10 @@ class Presets:
 
 
 Alias = Tuple[str, Mapping[Any, str]]
-"""A keyword kept from before the configs, and the preset each of its values names:
-``("setup", {"data": "default", "paper": "paper"})``."""
+"""A keyword kept from before the configs, and the preset each of its values names."""
+
+SETUP_ALIAS: Alias = ("setup", {"data": "default", "paper": "paper"})
+"""``setup="paper"`` / ``setup="data"``: the keyword the DSVI, random-feature and SoD builders share."""
 
 
 def configure(

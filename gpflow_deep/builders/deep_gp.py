@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import Optional
 
-from gpflow_deep.builders.configuration import Presets, configure
+from gpflow_deep.builders.configuration import SETUP_ALIAS, Presets, configure
 from gpflow_deep.builders.preparation import gaussian_likelihood, prepare_data
 from gpflow_deep.builders.stack import StackFields, gp_layer_stack, plan_from_data
 from gpflow_deep.models import DeepGP
@@ -61,7 +61,7 @@ def build_deep_gp(
     a training set of N rows: k-means and the projections see the sample, the objective is
     scaled to N.
     """
-    config = configure(BUILDER, DeepGPConfig, config, overrides, ("setup", {"data": "default", "paper": "paper"}))
+    config = configure(BUILDER, DeepGPConfig, config, overrides, SETUP_ALIAS)
     data = prepare_data(
         X,
         Y,

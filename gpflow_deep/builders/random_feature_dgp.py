@@ -10,7 +10,7 @@ import tensorflow as tf
 from gpflow.kernels import Kernel
 
 from gpflow_deep.builders.bayesian_linear import evidence_noise_variance, linear_model_posterior
-from gpflow_deep.builders.configuration import Presets, configure, log_choice
+from gpflow_deep.builders.configuration import SETUP_ALIAS, Presets, configure, log_choice
 from gpflow_deep.builders.initialisation import mean_column_variance
 from gpflow_deep.builders.preparation import BuilderData, gaussian_likelihood, hidden_width, prepare_data
 from gpflow_deep.core.validation import check_choice, check_positive_int
@@ -110,9 +110,7 @@ def build_random_feature_dgp(
     a Gaussian). With ``num_data`` = N, X and Y are a sample of a training set of N rows: the
     feature scales and the last layer's start see the sample (scaled to N), the objective N.
     """
-    config = configure(
-        BUILDER, RandomFeatureDGPConfig, config, overrides, ("setup", {"data": "default", "paper": "paper"})
-    )
+    config = configure(BUILDER, RandomFeatureDGPConfig, config, overrides, SETUP_ALIAS)
     check_choice("kernel", config.kernel, KERNELS)
     check_choice("omega_mode", config.omega_mode, OMEGA_MODES)
     num_features = check_positive_int("num_features", config.num_features)

@@ -8,7 +8,7 @@ import gpflow
 import numpy as np
 from gpflow.kernels import Kernel
 
-from gpflow_deep.builders.configuration import Presets, configure, log_choice
+from gpflow_deep.builders.configuration import SETUP_ALIAS, Presets, configure, log_choice
 from gpflow_deep.builders.initialisation import linear_means, mean_column_variance
 from gpflow_deep.builders.preparation import BuilderData, gaussian_likelihood, hidden_width, prepare_data
 from gpflow_deep.builders.stack import KernelFactory, rbf_factory
@@ -135,7 +135,7 @@ def build_sod_dgp(
     """
     if subset_size is not None:
         overrides = dict(overrides, subset_size=subset_size)
-    config = configure(BUILDER, SoDDGPConfig, config, overrides, ("setup", {"data": "default", "paper": "paper"}))
+    config = configure(BUILDER, SoDDGPConfig, config, overrides, SETUP_ALIAS)
     check_choice("hidden_mean", config.hidden_mean, HIDDEN_MEANS)
     data = prepare_data(
         X, Y, num_layers, likelihood, lambda X, Y: gaussian_likelihood(BUILDER, config.noise_variance, Y), num_data
