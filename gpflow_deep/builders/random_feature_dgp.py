@@ -52,10 +52,7 @@ class RandomFeatureDGPConfig(Presets):
         mean-field posterior of its Bayesian linear model on the initial features (a fitted
         one-layer random-feature GP); False: at the prior.
     :ivar noise_variance: the Gaussian likelihood's initial variance, when no likelihood is given;
-        None: 0.01·var(Y) (the paper's e⁻²), or see ``noise_from_pilot`` and ``noise_from_evidence``.
-    :ivar noise_from_pilot: start the noise at the noise variance of a pilot exact GP on at most 500
-        rows (:func:`~gpflow_deep.builders.pilot_gp.pilot_noise_variance`, as ``build_deep_gp``
-        does), the last layer's q(W) then at its linear model's posterior at that noise.
+        None: 0.01·var(Y) (the paper's e⁻²), or see ``noise_from_evidence``.
     :ivar noise_from_evidence: with ``last_layer_at_posterior``, start the noise at the variance of
         greatest evidence in the last layer's linear model on its initial features (type II maximum
         likelihood, among 1e-4 to 3.16 times var(Y)): as large as those features leave the
@@ -81,7 +78,6 @@ class RandomFeatureDGPConfig(Presets):
     hidden_w_std: float = 0.01
     last_layer_at_posterior: bool = True
     noise_variance: Optional[float] = None
-    noise_from_pilot: bool = False
     noise_from_evidence: bool = False
     num_samples: int = 1
     num_members: int = 1
@@ -120,19 +116,12 @@ def build_random_feature_dgp(
     num_features = check_positive_int("num_features", config.num_features)
     members = check_positive_int("num_members", config.num_members)
     choose_noise = config.noise_from_evidence and config.last_layer_at_posterior
-    given = dict(noise_variance=config.noise_variance is not None, noise_from_pilot=config.noise_from_pilot)
-    starts = [name for name, chosen in dict(given, noise_from_evidence=choose_noise).items() if chosen]
-    if len(starts) > 1:
-        raise ValueError(
-            f"give one of noise_variance, noise_from_pilot=True and noise_from_evidence=True, not {starts}"
-        )
+    if choose_noise and config.noise_variance is not None:
+        raise ValueError("give noise_variance or noise_from_evidence=True, not both")
 
     def default_likelihood(X, Y):
         """The Gaussian; with noise_from_evidence its variance is chosen with the last layer's start."""
-        if choose_noise:
-            return gpflow.likelihoods.Gaussian()
-        pilot = (X, seed) if config.noise_from_pilot else (None, 0)
-        return gaussian_likelihood(BUILDER, config.noise_variance, Y, *pilot)
+        return gpflow.likelihoods.Gaussian() if choose_noise else gaussian_likelihood(BUILDER, config.noise_variance, Y)
 
     data = prepare_data(X, Y, num_layers, likelihood, default_likelihood, num_data)
     D = data.X.shape[1]

@@ -7,7 +7,7 @@ import pytest
 from scipy.optimize import approx_fprime
 from scipy.spatial.distance import pdist, squareform
 
-from gpflow_deep import build_deep_gp, build_dspp, build_random_feature_dgp
+from gpflow_deep import build_deep_gp, build_dspp
 from gpflow_deep.builders import DeepGPConfig
 from gpflow_deep.builders.pilot_gp import _negative_log_marginal_likelihood, pilot_noise_variance
 
@@ -84,17 +84,3 @@ def test_dspp_starts_its_noise_at_the_pilots_when_asked_at_least_twice_its_floor
     np.testing.assert_allclose(build_dspp(X, clean, **small).likelihood.variance.numpy(), 2 * floor, rtol=1e-9)
     default = build_dspp(X, noisy, num_inducing=20, num_sigma_points=3)
     np.testing.assert_allclose(default.likelihood.variance.numpy(), 0.1 * np.var(noisy), rtol=1e-9)
-
-
-def test_random_features_start_the_noise_and_the_last_layer_at_the_pilots_when_asked():
-    rng = np.random.default_rng(9)
-    X = rng.uniform(-2, 2, (200, 2))
-    Y = np.sin(2 * X[:, :1]) + np.sqrt(0.3) * rng.standard_normal((200, 1))
-    pilot = pilot_noise_variance(X, Y, seed=3)
-    asked = build_random_feature_dgp(X, Y, seed=3, noise_from_pilot=True)
-    np.testing.assert_allclose(asked.likelihood.variance.numpy(), pilot, rtol=1e-9)
-    given = build_random_feature_dgp(X, Y, seed=3, noise_variance=pilot)
-    np.testing.assert_allclose(asked.layers[-1].w_mean.numpy(), given.layers[-1].w_mean.numpy(), rtol=1e-9)
-    np.testing.assert_allclose(asked.layers[-1].w_std.numpy(), given.layers[-1].w_std.numpy(), rtol=1e-9)
-    with pytest.raises(ValueError, match="give one of"):
-        build_random_feature_dgp(X, Y, noise_from_pilot=True, noise_variance=0.2)
