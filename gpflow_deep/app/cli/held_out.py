@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gpflow_deep.app.cli.parsing import CommandError
+from gpflow_deep.registry import MODELS
 
 DEFAULT_CALIBRATION_FRACTION = 0.02
 
@@ -65,8 +66,6 @@ def calibration_note(model: str, held_out: HeldOut, classification: bool) -> Opt
     """A line suggesting calibration when ``model``'s raw intervals ran narrow on fresh splits
     (:attr:`~gpflow_deep.registry.ModelEntry.narrow_intervals`) and a regression table holds out no
     rows to calibrate them on; None otherwise."""
-    from gpflow_deep.registry import MODELS
-
     narrow = MODELS[model].narrow_intervals
     if narrow is None or held_out.calibrate or classification:
         return None
