@@ -1,0 +1,50 @@
+"""``build_random_feature_dgp`` starts the noise at max(1% of var(Y), a tenth of a pilot GP's)."""
+
+import logging
+
+import numpy as np
+import pytest
+
+from gpflow_deep import build_random_feature_dgp
+from gpflow_deep.builders.pilot_gp import pilot_noise_variance
+
+
+def sine(noise_variance: float, seed: int = 0, rows: int = 200):
+    """X ``[rows, 2]`` and Y = sin(2 x₁) + noise ``[rows, 1]``."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((rows, 2))
+    return X, np.sin(2 * X[:, :1]) + np.sqrt(noise_variance) * rng.standard_normal((rows, 1))
+
+
+def start(X, Y, **config) -> float:
+    return float(build_random_feature_dgp(X, Y, **config).likelihood.variance.numpy())
+
+
+def test_on_a_noisy_table_the_noise_starts_at_a_tenth_of_the_pilots(caplog):
+    X, Y = sine(0.5)
+    pilot = pilot_noise_variance(X, Y, 0)
+    assert 0.1 * pilot > 0.01 * np.var(Y), "the case under test: the pilot's tenth is above 1% of var(Y)"
+    with caplog.at_level(logging.INFO, logger="gpflow_deep"):
+        assert start(X, Y) == pytest.approx(0.1 * pilot, rel=1e-12)
+    assert "0.1 of a pilot exact GP's" in caplog.text
+    assert start(X, Y, pilot_noise_fraction=0.5) == pytest.approx(0.5 * pilot, rel=1e-12)
+
+
+def test_on_a_nearly_noise_free_table_it_starts_at_one_percent_of_var_y():
+    X, Y = sine(1e-4)
+    assert 0.1 * pilot_noise_variance(X, Y, 0) < 0.01 * np.var(Y)
+    assert start(X, Y) == pytest.approx(0.01 * np.var(Y), rel=1e-12)
+
+
+def test_without_the_pilot_or_with_a_given_noise_the_start_is_as_before():
+    X, Y = sine(0.5)
+    assert start(X, Y, pilot_noise_fraction=None) == pytest.approx(0.01 * np.var(Y), rel=1e-12)
+    assert start(X, Y, noise_variance=0.2) == pytest.approx(0.2)
+    assert start(X, Y, setup="paper") == pytest.approx(np.exp(-2.0))
+
+
+@pytest.mark.parametrize("fraction", [0.0, -0.1])
+def test_a_fraction_that_is_not_positive_is_refused(fraction):
+    X, Y = sine(0.5)
+    with pytest.raises(ValueError, match="pilot_noise_fraction"):
+        build_random_feature_dgp(X, Y, pilot_noise_fraction=fraction)
