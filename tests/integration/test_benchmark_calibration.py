@@ -223,6 +223,29 @@ def test_a_record_of_a_builder_s_older_defaults_is_a_row_of_its_own_and_is_run_a
     assert ran == [1000]  # now done
 
 
+def test_a_record_older_than_two_changes_names_both_and_a_change_confined_to_some_tables_spares_the_others(
+    monkeypatch,
+):
+    from benchmarks import defaults_history
+
+    changes = (
+        defaults_history.DefaultsChange("2026-11-27 00:00:00", ("learning_rate",), "Adam at 0.01"),
+        defaults_history.DefaultsChange("2026-11-28 00:00:00", ("noise",), "noise at 1%", ("cps1985",)),
+    )
+    monkeypatch.setitem(defaults_history.DEFAULTS_CHANGES, "build_deep_gp", changes)
+    first, between = "2026-11-26 10:00:00", "2026-11-27 10:00:00"
+    assert defaults_history.older_defaults(_record(1, -2.5, 0.9, dataset="cps1985", date=first)) == (
+        "Adam at 0.01; noise at 1%"
+    )
+    assert defaults_history.older_defaults(_record(1, -2.5, 0.9, dataset="boston", date=first)) == "Adam at 0.01"
+    assert defaults_history.older_defaults(_record(1, -2.5, 0.9, dataset="cps1985", date=between)) == "noise at 1%"
+    assert defaults_history.older_defaults(_record(1, -2.5, 0.9, dataset="boston", date=between)) == ""
+    assert (
+        defaults_history.older_defaults(_record(1, -2.5, 0.9, dataset="cps1985", date=between, options={"noise": 1}))
+        == ""
+    )
+
+
 def test_a_learning_rate_variant_trains_at_its_rate_and_is_a_row_of_its_own(tmp_path, monkeypatch):
     import gpflow_deep as gd
     from benchmarks.suites import calibration
