@@ -58,9 +58,10 @@ class RandomFeatureDGPConfig(Presets):
         0.01·var(Y) (the paper's e⁻² on standardised targets) and this fraction of a pilot exact
         GP's noise variance (:func:`~gpflow_deep.builders.pilot_gp.pilot_noise_variance`): the
         paper's start where the pilot finds less than a tenth of var(Y) to be noise (nearly every
-        split of boston and concrete), and one that follows the noise on noisier tables, where 0.01·var(Y) left the
-        last layer's q(W) too tight to recover in 3,000 steps (cps1985: 1.4 nats below least
-        squares, ``docs/random_features.md``). None: 0.01·var(Y) (the default until 2026-11-29).
+        split of boston and concrete), and one that follows the noise on noisier tables, where
+        0.01·var(Y) left the last layer's q(W) too tight to recover in 3,000 steps (cps1985: 1.4
+        nats below least squares, ``docs/random_features.md``). None: 0.01·var(Y) (the default
+        until 2026-11-29).
     :ivar noise_from_evidence: with ``last_layer_at_posterior``, start the noise at the variance of
         greatest evidence in the last layer's linear model on its initial features (type II maximum
         likelihood, among 1e-4 to 3.16 times var(Y)): as large as those features leave the
