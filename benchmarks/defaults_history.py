@@ -33,6 +33,7 @@ DEFAULTS_CHANGES: Dict[str, Tuple[DefaultsChange, ...]] = {
             ("learning_rate",),  # not a builder field: no variant ran today's model before this date
             "Adam at 0.01",
         ),
+        DefaultsChange("2026-11-29 09:10:00", ("likelihood_floor",), "the noise unbounded"),
     ),
     "build_deep_gp": (DefaultsChange("2026-11-28 22:20:00", ("noise_variance",), "the noise started at 0.01"),),
     "build_random_feature_dgp": (

@@ -5,12 +5,14 @@ of the targets' variance is five times the noise.
 
 For each seed: ``--rows`` rows drawn with that seed, split 90/10 and standardised on the
 training part by the package's ``uci_split`` (split = seed); each builder trained as the
-calibration suite trains it (3,000 full-batch Adam steps at 0.01) with the calibration suite's
-``floored`` likelihood (a Gaussian started at 0.1, bounded below by 0.05: 5% of the standardised
-targets' variance) and with ``unbounded`` (the same start, GPflow's own lower bound of 1e-6),
-scored on the test part in original units. Example::
+calibration suite trains it (3,000 full-batch Adam steps at the model's default learning rate)
+with each of ``--likelihoods``: the calibration suite's ``floored`` (a Gaussian started at 0.1,
+bounded below by 0.05: 5% of the standardised targets' variance), ``unbounded`` (the same start,
+GPflow's own lower bound of 1e-6) or ``default`` (the builder's own), scored on the test part in
+original units. Examples::
 
     python -m benchmarks noise_floor --builders aep_dgp --seeds 0-1 --results benchmarks/results/noise_floor.jsonl
+    python -m benchmarks noise_floor --builders aep_dgp --seeds 0-1 --likelihoods default
 """
 
 import argparse
@@ -54,6 +56,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--rows", type=int, default=500)
     parser.add_argument("--noise", type=float, default=0.5, help="the noise's standard deviation")
     parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument(
+        "--likelihoods", nargs="+", choices=("floored", "unbounded", "default"), default=["floored", "unbounded"]
+    )
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--results", default=None, help="a JSON-lines file to append each run to")
     args = parser.parse_args(argv)
@@ -62,7 +67,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         split = friedman1_split(args.rows, args.noise, seed)
         for name in args.builders:
             builder = name if name.startswith("build_") else f"build_{name}"
-            for likelihood in ("floored", "unbounded"):
+            for likelihood in args.likelihoods:
                 began = time.perf_counter()
                 model = trained(builder, split.X_train, split.Y_train, args.steps, seed, likelihood)
                 scores = test_scores(model, split.X_test, split.Y_test, float(split.y_std[0]))

@@ -6,7 +6,8 @@ from typing import Optional
 import numpy as np
 from gpflow.likelihoods import Gaussian
 
-from gpflow_deep.builders.configuration import Presets, configure
+from gpflow_deep.builders.configuration import Presets, configure, log_choice
+from gpflow_deep.builders.pilot_gp import pilot_noise_variance
 from gpflow_deep.builders.preparation import prepare_data
 from gpflow_deep.builders.stack import LayerPlan, StackFields, plan_from_data
 from gpflow_deep.core.validation import check_above, check_non_negative
@@ -16,14 +17,17 @@ from gpflow_deep.models.aep_dgp import AEPDGP
 BUILDER = "build_aep_dgp"
 PUBLIC_CODE_NUM_INDUCING = 100
 PUBLIC_CODE_LIKELIHOOD_VARIANCE = 0.01
+PILOT_FLOOR_FRACTION = 0.25
+"""The default floor's share of a pilot exact GP's noise variance."""
 
 
 @dataclass(frozen=True)
 class AEPDGPConfig(StackFields, Presets):
     """The choices of ``build_aep_dgp``: the inducing inputs and kernels of :class:`StackFields`
     (as ``build_deep_gp``'s, for a like-for-like comparison; moment matching needs RBF kernels)
-    and the fields below, the public AEP-MCM code's. They are the defaults, so ``.paper()`` and
-    ``.default()`` agree. A field left None is decided from the data.
+    and the fields below, the public AEP-MCM code's but for the noise's floor, which ``.default()``
+    takes from the data and ``.paper()`` leaves at GPflow's 1e-6. A field left None is decided from
+    the data.
 
     :ivar noise_variance: the inter-layer noise variance on inner layers, learned.
     :ivar inner_posterior_std: in (0, 1): inner layers' sites R = rI with r such that q has this
@@ -31,10 +35,14 @@ class AEPDGPConfig(StackFields, Presets):
         γ = 0 and R = I.
     :ivar likelihood_variance: the Gaussian likelihood's initial variance, when no likelihood is
         given; None: the public code's 0.01, or twice ``likelihood_floor`` if that is more.
-    :ivar likelihood_floor: a lower bound on that variance, in the targets' units squared (0:
-        GPflow's own 1e-6). AEP's data term ln E_cavity[p(y | f)] is a predictive log-likelihood,
-        so the noise can fall towards zero; on noisy tables a floor keeps the intervals, on tables
-        of little noise it costs log-likelihood (``docs/aep.md``, "The likelihood's noise").
+    :ivar likelihood_floor: a lower bound on that variance, in the targets' units squared; None:
+        a quarter of a pilot exact GP's noise variance on at most 500 rows
+        (:func:`~gpflow_deep.builders.pilot_gp.pilot_noise_variance`), 0 if that fit fails; 0:
+        GPflow's own 1e-6, the public code's unbounded noise. AEP's data term
+        ln E_cavity[p(y | f)] is a predictive log-likelihood, so the noise can fall far below the
+        table's; a fixed floor kept boston's intervals and cost log-likelihood where the table's
+        noise lay below it, the pilot's quarter follows the table (``docs/aep.md``, "The
+        likelihood's noise").
     :ivar num_samples: S, the Monte Carlo paths per training step.
     :ivar num_prediction_samples: the paths for predictions.
     :ivar propagation: ``"monte_carlo"`` or ``"moment_matching"`` (Bui et al.).
@@ -43,10 +51,15 @@ class AEPDGPConfig(StackFields, Presets):
     noise_variance: float = 0.01
     inner_posterior_std: float = 0.01
     likelihood_variance: Optional[float] = None
-    likelihood_floor: float = 0.0
+    likelihood_floor: Optional[float] = None
     num_samples: int = 20
     num_prediction_samples: int = 100
     propagation: str = "monte_carlo"
+
+    @classmethod
+    def paper(cls) -> "AEPDGPConfig":
+        """The public code's setup: the defaults with the noise unbounded (GPflow's 1e-6)."""
+        return cls(likelihood_floor=0.0)
 
 
 def build_aep_dgp(
@@ -70,7 +83,7 @@ def build_aep_dgp(
         Y,
         num_layers,
         likelihood,
-        lambda X, Y: _gaussian(config),
+        lambda X, Y: _gaussian(config, X, Y, seed),
         num_data,
     )
     bounds = (PUBLIC_CODE_NUM_INDUCING, PUBLIC_CODE_NUM_INDUCING)
@@ -101,14 +114,29 @@ def build_aep_dgp(
     )
 
 
-def _gaussian(config: AEPDGPConfig) -> Gaussian:
-    """The default likelihood: a Gaussian of the config's initial variance and floor."""
-    floor = check_non_negative("likelihood_floor", config.likelihood_floor)
+def _gaussian(config: AEPDGPConfig, X: np.ndarray, Y: np.ndarray, seed: int) -> Gaussian:
+    """The default likelihood for X ``[n, D]``, Y ``[n, P]``: a Gaussian of the config's initial
+    variance and floor."""
+    floor = config.likelihood_floor
+    if floor is None:
+        floor = _pilot_floor(X, Y, seed)
+    floor = check_non_negative("likelihood_floor", floor)
     variance = config.likelihood_variance
     if variance is None:
         variance = max(PUBLIC_CODE_LIKELIHOOD_VARIANCE, 2 * floor)
     variance = check_above("likelihood_variance", variance, "likelihood_floor", floor)
     return Gaussian(variance=variance, variance_lower_bound=floor or None)
+
+
+def _pilot_floor(X: np.ndarray, Y: np.ndarray, seed: int) -> float:
+    """:data:`PILOT_FLOOR_FRACTION` of the pilot exact GP's noise variance for X ``[n, D]``, Y
+    ``[n, P]`` (0 when its fit fails), logged."""
+    pilot = pilot_noise_variance(X, Y, seed)
+    if pilot is None:
+        return log_choice(BUILDER, "likelihood_floor", 0.0, "the pilot exact GP failed: GPflow's 1e-6")
+    return log_choice(
+        BUILDER, "likelihood_floor", PILOT_FLOOR_FRACTION * pilot, "a quarter of a pilot exact GP's noise"
+    )
 
 
 def _site_scale(plan: LayerPlan, scale: float) -> np.ndarray:

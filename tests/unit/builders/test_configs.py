@@ -64,6 +64,7 @@ def assert_same_model(first, second):
 DEFAULTS_CHANGED_SINCE = {
     "sod_dgp_large": dict(num_samples=10),  # SoD's T: the paper's 10, then 1 (docs/sod.md)
     "deep_gp": dict(noise_variance=0.01),  # DeepGP's noise start: the paper's 0.01, then a pilot GP's
+    "aep_dgp": dict(likelihood_floor=0.0),  # AEP's floor: none (the public code's), then a pilot GP's quarter
 }
 
 
@@ -111,8 +112,8 @@ def test_configs_are_frozen_and_every_field_is_documented(builder):
         config_class.default().num_samples = 3
 
 
-def test_aep_presets_agree_the_others_differ():
-    assert AEPDGPConfig.paper() == AEPDGPConfig.default()
+def test_the_presets_differ_where_the_docstrings_say():
+    assert dataclasses.replace(AEPDGPConfig.default(), likelihood_floor=0.0) == AEPDGPConfig.paper()
     assert dataclasses.replace(DeepGPConfig.default(), noise_variance=0.01) == DeepGPConfig.paper()
     assert DSPPConfig.paper() != DSPPConfig.default()
     assert RandomFeatureDGPConfig.paper().hidden_width == 3 and RandomFeatureDGPConfig.default().hidden_width is None

@@ -12,6 +12,8 @@ from gpflow.keras import tf_keras
 from scipy.stats import norm
 
 import gpflow_deep as gd
+from gpflow_deep.builders import AEPDGPConfig
+from gpflow_deep.builders.pilot_gp import pilot_noise_variance
 
 BUILDERS = [
     name
@@ -134,17 +136,22 @@ def test_dspp_noise_floor_and_start_are_relative_to_the_targets_and_say_so(caplo
         gd.build_dspp(X, Y, noise_variance=0.1)
 
 
-def test_aep_likelihood_floor_bounds_the_noise_and_sets_its_start():
-    """AEPDGP's default is the public code's unbounded Gaussian at 0.01; a floor bounds the
-    variance below and, with no start given, starts it at twice the floor; an impossible pair is
-    refused."""
+def test_aep_likelihood_floor_bounds_the_noise_and_sets_its_start(caplog):
+    """AEPDGP's default floor is a quarter of a pilot exact GP's noise and the start twice that
+    (at least the public code's 0.01); ``.paper()`` is the public code's unbounded Gaussian at 0.01;
+    a given floor bounds the variance and sets its start; an impossible pair is refused."""
     rng = np.random.default_rng(4)
     X, Y = rng.standard_normal((60, 2)), 10.0 * rng.standard_normal((60, 1))
-    default = gd.build_aep_dgp(X, Y, num_inducing=10).likelihood
+    with caplog.at_level(logging.INFO, logger="gpflow_deep"):
+        default = gd.build_aep_dgp(X, Y, num_inducing=10).likelihood
+    quarter = 0.25 * pilot_noise_variance(X, Y, 0)
+    assert default.variance_lower_bound == pytest.approx(quarter, rel=1e-12)
+    assert default.variance.numpy() == pytest.approx(2 * quarter, rel=1e-12)
+    assert "likelihood_floor=" in caplog.text and "a quarter of a pilot exact GP's noise" in caplog.text
+    paper = gd.build_aep_dgp(X, Y, num_inducing=10, config=AEPDGPConfig.paper()).likelihood
     unbounded = gpflow.likelihoods.Gaussian(variance=0.01)  # GPflow's own, as the public code's
     assert (
-        default.variance.numpy() == pytest.approx(0.01)
-        and default.variance_lower_bound == unbounded.variance_lower_bound
+        paper.variance.numpy() == pytest.approx(0.01) and paper.variance_lower_bound == unbounded.variance_lower_bound
     )
     floored = gd.build_aep_dgp(X, Y, num_inducing=10, likelihood_floor=5.0).likelihood
     assert floored.variance_lower_bound == 5.0 and floored.variance.numpy() == pytest.approx(10.0)
@@ -152,6 +159,19 @@ def test_aep_likelihood_floor_bounds_the_noise_and_sets_its_start():
     assert small_floor.variance.numpy() == pytest.approx(0.01)
     with pytest.raises(ValueError, match="likelihood_variance=0.1 must exceed likelihood_floor=0.5"):
         gd.build_aep_dgp(X, Y, num_inducing=10, likelihood_variance=0.1, likelihood_floor=0.5)
+
+
+def test_aep_default_floor_follows_the_table_and_is_none_without_a_pilot():
+    """On a table of little noise the pilot's quarter is far below the public code's 0.01 start;
+    where the pilot's fit fails (constant targets) the floor is GPflow's 1e-6."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((80, 2))
+    Y = np.sin(2 * X[:, :1]) + 0.01 * rng.standard_normal((80, 1))
+    quiet = gd.build_aep_dgp(X, Y, num_inducing=10).likelihood
+    assert quiet.variance_lower_bound == pytest.approx(0.25 * pilot_noise_variance(X, Y, 0), rel=1e-12)
+    assert quiet.variance_lower_bound < 1e-3 and quiet.variance.numpy() == pytest.approx(0.01)
+    constant = gd.build_aep_dgp(X, np.ones((80, 1)), num_inducing=10).likelihood
+    assert constant.variance_lower_bound == gpflow.likelihoods.Gaussian().variance_lower_bound
 
 
 def test_aep_noise_collapses_without_a_floor_and_a_floor_holds_it():
