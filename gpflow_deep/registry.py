@@ -184,7 +184,6 @@ MODELS: Dict[str, ModelEntry] = {
             "build_aep_dgp",
             config="AEPDGPConfig",
             takes_likelihood=True,
-            narrow_intervals=(0.85, 0.85),  # boston (0.90 on concrete)
             demo=(
                 Recipe(
                     "aep2",

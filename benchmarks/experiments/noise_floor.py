@@ -13,9 +13,11 @@ original units. Examples::
 
     python -m benchmarks noise_floor --builders aep_dgp --seeds 0-1 --results benchmarks/results/noise_floor.jsonl
     python -m benchmarks noise_floor --builders aep_dgp --seeds 0-1 --likelihoods default
+    python -m benchmarks noise_floor --builders aep_dgp --likelihoods default --options '{"likelihood_floor": 0}'
 """
 
 import argparse
+import json
 import time
 from typing import List, Optional
 
@@ -59,20 +61,24 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument(
         "--likelihoods", nargs="+", choices=("floored", "unbounded", "default"), default=["floored", "unbounded"]
     )
+    parser.add_argument("--options", default="{}", help="a JSON object of builder options, as the calibration suite's")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--results", default=None, help="a JSON-lines file to append each run to")
     args = parser.parse_args(argv)
     set_threads(args.threads)
+    options = json.loads(args.options)
     for seed in parse_splits(args.seeds):
         split = friedman1_split(args.rows, args.noise, seed)
         for name in args.builders:
             builder = name if name.startswith("build_") else f"build_{name}"
             for likelihood in args.likelihoods:
                 began = time.perf_counter()
-                model = trained(builder, split.X_train, split.Y_train, args.steps, seed, likelihood)
+                model = trained(builder, split.X_train, split.Y_train, args.steps, seed, likelihood, options)
                 scores = test_scores(model, split.X_test, split.Y_test, float(split.y_std[0]))
                 noise = float(np.mean(model.likelihood.variance.numpy()))
-                record = dict(builder=builder, seed=seed, rows=args.rows, noise=args.noise, steps=args.steps)
+                record = dict(
+                    builder=builder, seed=seed, rows=args.rows, noise=args.noise, steps=args.steps, options=options
+                )
                 record.update(likelihood=likelihood, fitted_noise_variance=noise, **scores)
                 record.update(seconds=time.perf_counter() - began, threads=args.threads, **provenance())
                 print(

@@ -71,7 +71,8 @@ def build_aep_dgp(
     layers, a zero mean on the last (``builders.stack.plan_stack``), learned inter-layer noise,
     sites started at nearly deterministic inner layers.
 
-    The likelihood is Gaussian unless ``likelihood`` is given (Bernoulli, MultiClass, Poisson…).
+    The likelihood is Gaussian, its noise bounded below by a quarter of a pilot exact GP's, unless
+    ``likelihood`` is given (Bernoulli, MultiClass, Poisson…).
     With ``num_data`` = N, X and Y are a sample of a training set of N rows: k-means and the
     projections see the sample; the sites and the objective count N points.
     """
