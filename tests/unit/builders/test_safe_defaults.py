@@ -161,7 +161,7 @@ def test_aep_likelihood_floor_bounds_the_noise_and_sets_its_start(caplog):
         gd.build_aep_dgp(X, Y, num_inducing=10, likelihood_variance=0.1, likelihood_floor=0.5)
 
 
-def test_aep_default_floor_follows_the_table_and_is_none_without_a_pilot():
+def test_aep_default_floor_follows_the_table_and_is_gpflows_own_without_a_pilot():
     """On a table of little noise the pilot's quarter is far below the public code's 0.01 start;
     where the pilot's fit fails (constant targets) the floor is GPflow's 1e-6."""
     rng = np.random.default_rng(5)
