@@ -1,7 +1,8 @@
 """What a likelihood noise floor costs on a table with little noise: Friedman's first function,
 y = 10 sin(π x₁x₂) + 20 (x₃ − ½)² + 10 x₄ + 5 x₅ + ε on ten uniform inputs (five irrelevant),
 whose noise ε ~ N(0, ``--noise``²) is about 1% of var(y) at the default 0.5, where a floor of 5%
-of the targets' variance is five times the noise.
+of the targets' variance is five times the noise. ``--inputs`` adds irrelevant uniform inputs beyond
+the ten, where a pilot GP of one lengthscale overstates the noise.
 
 For each seed: ``--rows`` rows drawn with that seed, split 90/10 and standardised on the
 training part by the package's ``uci_split`` (split = seed); each builder trained as the
@@ -14,6 +15,7 @@ original units. Examples::
     python -m benchmarks noise_floor --builders aep_dgp --seeds 0-1 --results benchmarks/results/noise_floor.jsonl
     python -m benchmarks noise_floor --builders aep_dgp --seeds 0-1 --likelihoods default
     python -m benchmarks noise_floor --builders aep_dgp --likelihoods default --options '{"likelihood_floor": 0}'
+    python -m benchmarks noise_floor --builders dspp --likelihoods default --inputs 25
 """
 
 import argparse
@@ -31,19 +33,20 @@ from gpflow_deep.datasets.uci import Dataset, Split, uci_split
 INPUTS = 10
 
 
-def friedman1(rows: int, noise: float, seed: int):
-    """X ``[rows, 10]`` uniform on the unit cube and y ``[rows, 1]``, Friedman's first function plus noise."""
+def friedman1(rows: int, noise: float, seed: int, inputs: int = INPUTS):
+    """X ``[rows, inputs]`` uniform on the unit cube and y ``[rows, 1]``, Friedman's first function of
+    the first five inputs plus noise."""
     rng = np.random.default_rng(seed)
-    X = rng.uniform(size=(rows, INPUTS))
+    X = rng.uniform(size=(rows, inputs))
     f = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 20 * (X[:, 2] - 0.5) ** 2 + 10 * X[:, 3] + 5 * X[:, 4]
     return X, (f + noise * rng.standard_normal(rows))[:, None]
 
 
-def friedman1_split(rows: int, noise: float, seed: int) -> Split:
+def friedman1_split(rows: int, noise: float, seed: int, inputs: int = INPUTS) -> Split:
     """``rows`` rows of :func:`friedman1` drawn with ``seed``, split 90/10 and standardised on the
     training part as the UCI protocol splits a table (``uci_split``, split ``seed``)."""
-    X, Y = friedman1(rows, noise, seed)
-    names = tuple(f"x{i + 1}" for i in range(INPUTS))
+    X, Y = friedman1(rows, noise, seed, inputs)
+    names = tuple(f"x{i + 1}" for i in range(inputs))
     return uci_split(Dataset("friedman1", X, Y, names, "y"), seed)
 
 
@@ -57,6 +60,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--seeds", default="0-1")
     parser.add_argument("--rows", type=int, default=500)
     parser.add_argument("--noise", type=float, default=0.5, help="the noise's standard deviation")
+    parser.add_argument("--inputs", type=int, default=INPUTS, help="the inputs, the first five relevant (at least 5)")
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument(
         "--likelihoods", nargs="+", choices=("floored", "unbounded", "default"), default=["floored", "unbounded"]
@@ -65,10 +69,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--results", default=None, help="a JSON-lines file to append each run to")
     args = parser.parse_args(argv)
+    if args.inputs < 5:
+        parser.error(f"--inputs must be at least 5 (Friedman's function reads five), got {args.inputs}")
     set_threads(args.threads)
     options = json.loads(args.options)
     for seed in parse_splits(args.seeds):
-        split = friedman1_split(args.rows, args.noise, seed)
+        split = friedman1_split(args.rows, args.noise, seed, args.inputs)
         for name in args.builders:
             builder = name if name.startswith("build_") else f"build_{name}"
             for likelihood in args.likelihoods:
@@ -76,9 +82,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 model = trained(builder, split.X_train, split.Y_train, args.steps, seed, likelihood, options)
                 scores = test_scores(model, split.X_test, split.Y_test, float(split.y_std[0]))
                 noise = float(np.mean(model.likelihood.variance.numpy()))
-                record = dict(
-                    builder=builder, seed=seed, rows=args.rows, noise=args.noise, steps=args.steps, options=options
-                )
+                record = dict(builder=builder, seed=seed, rows=args.rows, noise=args.noise, steps=args.steps)
+                record.update(options=options, **({"inputs": args.inputs} if args.inputs != INPUTS else {}))
                 record.update(likelihood=likelihood, fitted_noise_variance=noise, **scores)
                 record.update(seconds=time.perf_counter() - began, threads=args.threads, **provenance())
                 print(

@@ -21,7 +21,7 @@ from gpflow_deep.objectives import DataTerm, predictive_log_likelihood
 BUILDER = "build_dspp"
 SIGMA_POINT_INITIALISATIONS = ("random", "gauss_hermite")
 PAPER_NUM_INDUCING = 300
-NOISE_START_SHARE, NOISE_FLOOR_SHARE = 0.1, 0.05
+NOISE_START_SHARE, FALLBACK_FLOOR_SHARE = 0.1, 0.05
 
 
 @dataclass(frozen=True)
@@ -52,15 +52,19 @@ class DSPPConfig(Presets):
         and lengthscales 1.
     :ivar q_diag: diagonal (mean-field) ``q_sqrt``, whitened, instead of a full one.
     :ivar inner_q_sqrt_scale: hidden layers' ``q_sqrt`` at the prior's scaled by this.
-    :ivar noise_scale: the unit of a default noise start and floor; None: the targets' mean column
-        variance (the paper's are absolute: 1).
+    :ivar noise_scale: the unit of a default noise start (and of the floor when the pilot GP
+        fails); None: the targets' mean column variance (the paper's are absolute: 1).
     :ivar noise_variance: the Gaussian likelihood's initial variance; None: 0.1 noise units (the
-        paper's), or with ``noise_from_pilot`` the noise variance of a pilot exact GP on at most 500
-        rows (:func:`~gpflow_deep.builders.pilot_gp.pilot_noise_variance`), at least twice the floor.
-    :ivar noise_from_pilot: start the noise at the pilot GP's when ``noise_variance`` is None (an
-        option: on caschools and houseprices it was level with the defaults, ``docs/dspp.md``).
-    :ivar noise_floor: the likelihood variance's lower bound; None: 0.05 noise units (the paper's
-        1e-4). It stops the noise from overfitting a small training set (``docs/notes/dspp_defaults_investigation.md``).
+        paper's), or with ``noise_from_pilot`` the pilot GP's noise, at least twice the floor.
+    :ivar noise_from_pilot: start the noise at the pilot GP's when ``noise_variance`` is None, so at
+        twice it with the default floor (an option: with the floor of 5% of the targets' variance it
+        was level with the defaults on caschools and houseprices, ``docs/dspp.md``).
+    :ivar noise_floor: the likelihood variance's lower bound, in the targets' units squared; None:
+        the noise variance of a pilot exact GP on at most 500 rows
+        (:func:`~gpflow_deep.builders.pilot_gp.pilot_noise_variance`), 0.05 noise units if that fit
+        fails (the paper's 1e-4). DSPP's predictive data term lets the noise fall below the table's
+        and its intervals narrow; the floor stops it, and the pilot's noise follows the table where
+        a share of the targets' variance does not (``docs/dspp.md``, "The noise floor").
     """
 
     num_sigma_points: int = 10
@@ -160,15 +164,17 @@ def _default_likelihood(config: DSPPConfig, X: np.ndarray, Y: np.ndarray, seed: 
     scale = config.noise_scale
     if scale is None:
         scale = log_choice(BUILDER, "noise_scale", mean_column_variance(Y), "the targets' variance")
+    wants_pilot = config.noise_floor is None or (config.noise_variance is None and config.noise_from_pilot)
+    pilot = pilot_noise_variance(X, Y, seed) if wants_pilot else None
     floor = config.noise_floor
     if floor is None:
-        floor = log_choice(BUILDER, "noise_floor", NOISE_FLOOR_SHARE * scale, "5% of noise_scale")
+        floor = _pilot_floor(pilot, scale)
     floor = check_non_negative("noise_floor", floor)
     variance = config.noise_variance
     if variance is None:
-        pilot = pilot_noise_variance(X, Y, seed) if config.noise_from_pilot else None
+        pilot_start = pilot is not None and config.noise_from_pilot
         start, reason = (
-            (pilot, "a pilot exact GP's") if pilot is not None else (NOISE_START_SHARE * scale, "10% of noise_scale")
+            (pilot, "a pilot exact GP's") if pilot_start else (NOISE_START_SHARE * scale, "10% of noise_scale")
         )
         variance = log_choice(BUILDER, "noise_variance", max(start, 2 * floor), f"{reason}, at least twice the floor")
     variance = check_above("noise_variance", variance, "noise_floor", floor)
@@ -176,6 +182,13 @@ def _default_likelihood(config: DSPPConfig, X: np.ndarray, Y: np.ndarray, seed: 
     if P == 1:
         return gpflow.likelihoods.Gaussian(variance=variance, variance_lower_bound=floor or None)
     return LinearMixingGaussian(P, P, variance=variance, variance_lower_bound=floor or 1e-12)
+
+
+def _pilot_floor(pilot: Optional[float], scale: float) -> float:
+    """The default floor, logged: the pilot GP's noise variance, or 5% of ``scale`` without one."""
+    if pilot is None:
+        return log_choice(BUILDER, "noise_floor", FALLBACK_FLOOR_SHARE * scale, "5% of noise_scale: no pilot GP")
+    return log_choice(BUILDER, "noise_floor", pilot, "a pilot exact GP's noise")
 
 
 def _data_term(weight: float) -> DataTerm:

@@ -30,3 +30,13 @@ def test_unbounded_is_the_floored_gaussian_without_its_floor():
     floored, unbounded = likelihood_named("floored"), likelihood_named("unbounded")
     assert float(unbounded.variance.numpy()) == pytest.approx(float(floored.variance.numpy()))
     assert floored.variance_lower_bound == 0.05 and unbounded.variance_lower_bound < 1e-5
+
+
+def test_further_inputs_are_irrelevant_and_the_ten_input_table_is_unchanged():
+    X, f = friedman1(300, 0.0, seed=2, inputs=25)
+    assert X.shape == (300, 25) and f.shape == (300, 1)
+    expected = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 20 * (X[:, 2] - 0.5) ** 2 + 10 * X[:, 3] + 5 * X[:, 4]
+    np.testing.assert_allclose(f[:, 0], expected)
+    np.testing.assert_array_equal(friedman1(300, 0.5, seed=2)[1], friedman1(300, 0.5, seed=2, inputs=10)[1])
+    split = friedman1_split(300, 0.5, seed=2, inputs=25)
+    assert split.X_train.shape == (270, 25)

@@ -10,9 +10,11 @@ import gpflow
 import numpy as np
 import pytest
 from legacy_calls import PATH, build, calls, digest
+from legacy_calls import data as legacy_data
 
 import gpflow_deep as gd
 from gpflow_deep.builders import AEPDGPConfig, DeepGPConfig, DSPPConfig, RandomFeatureDGPConfig, SoDDGPConfig
+from gpflow_deep.builders.initialisation import mean_column_variance
 from gpflow_deep.layers import AEPLayer, GPLayer, RandomFeatureLayer
 from gpflow_deep.layers.subset.subset_last_layer import SubsetLastLayer
 from gpflow_deep.layers.subset.subset_layer import SubsetLayer
@@ -66,6 +68,10 @@ DEFAULTS_CHANGED_SINCE = {
     "deep_gp": dict(noise_variance=0.01),  # DeepGP's noise start: the paper's 0.01, then a pilot GP's
     "aep_dgp": dict(likelihood_floor=0.0),  # AEP's floor: none (the public code's), then a pilot GP's quarter
 }
+# DSPP's floor: 5% of the targets' variance, then a pilot GP's noise
+DEFAULTS_CHANGED_SINCE["dspp"] = DEFAULTS_CHANGED_SINCE["dspp_explicit"] = dict(
+    noise_floor=0.05 * mean_column_variance(legacy_data()[1])
+)
 
 
 @pytest.mark.parametrize("name", sorted(calls()))

@@ -77,10 +77,13 @@ def test_dspp_starts_its_noise_at_the_pilots_when_asked_at_least_twice_its_floor
     noisy = np.sin(2 * X[:, :1]) + np.sqrt(0.3) * rng.standard_normal((150, 1))
     clean = np.sin(2 * X[:, :1]) + 0.1 * rng.standard_normal((150, 1))
     small = dict(num_inducing=20, num_sigma_points=3, noise_from_pilot=True)
-    started = build_dspp(X, noisy, seed=8, **small).likelihood.variance.numpy()
+    started = build_dspp(X, noisy, seed=8, noise_floor=0.01, **small).likelihood.variance.numpy()
     np.testing.assert_allclose(started, pilot_noise_variance(X, noisy, seed=8), rtol=1e-9)
     floor = 0.05 * np.var(clean)
     assert pilot_noise_variance(X, clean) < 2 * floor
-    np.testing.assert_allclose(build_dspp(X, clean, **small).likelihood.variance.numpy(), 2 * floor, rtol=1e-9)
-    default = build_dspp(X, noisy, num_inducing=20, num_sigma_points=3)
-    np.testing.assert_allclose(default.likelihood.variance.numpy(), 0.1 * np.var(noisy), rtol=1e-9)
+    started_clean = build_dspp(X, clean, noise_floor=floor, **small).likelihood.variance.numpy()
+    np.testing.assert_allclose(started_clean, 2 * floor, rtol=1e-9)
+    default = build_dspp(X, noisy, num_inducing=20, num_sigma_points=3)  # the floor is the pilot's noise
+    pilot = pilot_noise_variance(X, noisy)
+    np.testing.assert_allclose(default.likelihood.variance_lower_bound, pilot, rtol=1e-12)
+    np.testing.assert_allclose(default.likelihood.variance.numpy(), max(0.1 * np.var(noisy), 2 * pilot), rtol=1e-9)

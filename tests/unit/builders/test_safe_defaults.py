@@ -13,6 +13,7 @@ from scipy.stats import norm
 
 import gpflow_deep as gd
 from gpflow_deep.builders import AEPDGPConfig
+from gpflow_deep.builders.initialisation import mean_column_variance
 from gpflow_deep.builders.pilot_gp import pilot_noise_variance
 
 BUILDERS = [
@@ -116,16 +117,18 @@ def test_the_collapse_check_catches_the_papers_dspp_setup():
     assert boston_score_after_the_obvious_path("build_dspp", paper_defaults=True) < BOSTON_THRESHOLD
 
 
-def test_dspp_noise_floor_and_start_are_relative_to_the_targets_and_say_so(caplog):
-    """The safe noise floor is 5 % (the start 10 %) of the targets' variance, in the user's units;
-    the paper's setup keeps 1e-4 and 0.1; explicit values win and an impossible pair is refused."""
+def test_dspp_noise_floor_is_a_pilot_gps_noise_and_the_start_relative_to_the_targets(caplog):
+    """The safe noise floor is a pilot exact GP's noise variance and the start 10 % of the targets'
+    variance (at least twice the floor), in the user's units; the paper's setup keeps 1e-4 and
+    0.1; explicit values win and an impossible pair is refused."""
     rng = np.random.default_rng(3)
     X, Y = rng.standard_normal((60, 2)), 10.0 * rng.standard_normal((60, 1))
     with caplog.at_level(logging.INFO, logger="gpflow_deep"):
         model = gd.build_dspp(X, Y)
-    assert model.likelihood.variance_lower_bound == pytest.approx(0.05 * Y.var())
-    assert model.likelihood.variance.numpy() == pytest.approx(0.1 * Y.var())
-    assert "noise_floor=" in caplog.text
+    pilot = pilot_noise_variance(X, Y, 0)
+    assert model.likelihood.variance_lower_bound == pytest.approx(pilot, rel=1e-12)
+    assert model.likelihood.variance.numpy() == pytest.approx(max(0.1 * Y.var(), 2 * pilot), rel=1e-12)
+    assert "noise_floor=" in caplog.text and "a pilot exact GP's noise" in caplog.text
     paper = gd.build_dspp(X, Y, paper_defaults=True)
     assert paper.likelihood.variance_lower_bound == pytest.approx(1e-4)
     assert paper.likelihood.variance.numpy() == pytest.approx(0.1)
@@ -134,6 +137,23 @@ def test_dspp_noise_floor_and_start_are_relative_to_the_targets_and_say_so(caplo
     assert raised_start.variance_lower_bound == 50.0 and raised_start.variance.numpy() == pytest.approx(100.0)
     with pytest.raises(ValueError, match="noise_variance=0.1 must exceed noise_floor="):
         gd.build_dspp(X, Y, noise_variance=0.1)
+
+
+def test_dspp_default_floor_follows_the_table_and_falls_back_without_a_pilot(caplog):
+    """On a table of little noise the pilot's floor is far below 5 % of the targets' variance, the
+    floor of the defaults before 2026-11-29; where the pilot's fit fails (constant targets) the
+    floor is that 5 %, and the log says why."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((80, 2))
+    Y = np.sin(2 * X[:, :1]) + 0.01 * rng.standard_normal((80, 1))
+    quiet = gd.build_dspp(X, Y, num_inducing=10).likelihood
+    assert quiet.variance_lower_bound == pytest.approx(pilot_noise_variance(X, Y, 0), rel=1e-12)
+    assert quiet.variance_lower_bound < 0.01 * 0.05 * Y.var()
+    assert quiet.variance.numpy() == pytest.approx(0.1 * Y.var(), rel=1e-12)
+    with caplog.at_level(logging.INFO, logger="gpflow_deep"):
+        constant = gd.build_dspp(X, np.ones((80, 1)), num_inducing=10).likelihood
+    assert "5% of noise_scale: no pilot GP" in caplog.text
+    assert constant.variance_lower_bound == pytest.approx(0.05 * mean_column_variance(np.ones((80, 1))))
 
 
 def test_aep_likelihood_floor_bounds_the_noise_and_sets_its_start(caplog):
