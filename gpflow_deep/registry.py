@@ -84,9 +84,6 @@ class ModelEntry:
         paper; None: as its signature says.
     :ivar config: the name of the builder's config dataclass in :mod:`gpflow_deep.builders`, whose
         fields ``gpflow-deep fit --option`` sets; None: options go to the builder unchecked.
-    :ivar narrow_intervals: the 90% coverage of its raw predictive intervals with its defaults, where
-        it fell below 0.87 on fresh splits of small tables (``docs/benchmarks.md`` §12), as
-        ``(lowest, highest)``; ``gpflow-deep fit`` then suggests calibrating them. None: within.
     :ivar demo: its recipes in ``gpflow-deep demo``.
     :ivar protocol: its papers' settings in the UCI protocol (``gpflow-deep benchmark``).
     """
@@ -95,7 +92,6 @@ class ModelEntry:
     builder: str
     takes_likelihood: Optional[bool] = None
     config: Optional[str] = None
-    narrow_intervals: Optional[Tuple[float, float]] = None
     demo: Tuple[Recipe, ...] = ()
     protocol: Tuple[Recipe, ...] = ()
 
@@ -129,7 +125,6 @@ MODELS: Dict[str, ModelEntry] = {
             "build_dspp",
             config="DSPPConfig",
             takes_likelihood=True,
-            narrow_intervals=(0.79, 0.86),  # boston, concrete and four real tables
             demo=(
                 Recipe(
                     "dspp",

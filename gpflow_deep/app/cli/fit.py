@@ -26,7 +26,6 @@ from gpflow_deep.app.cli.fit_plan import (
 from gpflow_deep.app.cli.held_out import (
     DEFAULT_CALIBRATION_FRACTION,
     NOTHING,
-    calibration_note,
     default_applies,
     requested_held_out,
 )
@@ -200,9 +199,6 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"early stopping: {table.held_out_rows:,} rows held out, {len(held_out[0]):,} of them scored at each check"
         )
-    note = calibration_note(args.model, held, preprocessing.is_classification)
-    if note is not None:
-        print(note)
     likelihood, choice = _likelihood(args, table, X_sample, Y_sample)
     strategy = workers.strategy if workers is not None else None
     with strategy.scope() if strategy is not None else contextlib.nullcontext():

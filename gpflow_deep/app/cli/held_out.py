@@ -11,10 +11,8 @@ likelihood. A small table keeps every row for training unless asked.
 
 import argparse
 from dataclasses import dataclass
-from typing import Optional
 
 from gpflow_deep.app.cli.parsing import CommandError
-from gpflow_deep.registry import MODELS
 
 DEFAULT_CALIBRATION_FRACTION = 0.02
 
@@ -60,19 +58,3 @@ def default_applies(held_out: HeldOut, training_rows: int, classification: bool,
     """Whether a table read with ``held_out`` keeps it: always when it was asked for; the default
     only for a regression table of more than ``in_memory_rows`` training rows."""
     return not held_out.default or (training_rows > in_memory_rows and not classification)
-
-
-def calibration_note(model: str, held_out: HeldOut, classification: bool) -> Optional[str]:
-    """A line suggesting calibration when ``model``'s raw intervals ran narrow on fresh splits
-    (:attr:`~gpflow_deep.registry.ModelEntry.narrow_intervals`) and a regression table holds out no
-    rows to calibrate them on; None otherwise."""
-    narrow = MODELS[model].narrow_intervals
-    if narrow is None or held_out.calibrate or classification:
-        return None
-    lowest, highest = narrow
-    measured = f"{lowest:.2f}" if lowest == highest else f"{lowest:.2f}-{highest:.2f}"
-    return (
-        f"note: {model}'s raw 90% intervals covered {measured} of new rows on fresh splits of small tables "
-        "(docs/benchmarks.md §12); --calibration-fraction 0.2 calibrates them on held-out rows, or "
-        "'gpflow-deep calibrate RUN_DIR HELD_OUT.csv' does it later"
-    )

@@ -10,9 +10,7 @@ from fixtures.tables import regression_rows, write_csv
 from gpflow_deep.app.calibration import CALIBRATION_FILE
 from gpflow_deep.app.cli.held_out import (
     DEFAULT_CALIBRATION_FRACTION,
-    NOTHING,
     HeldOut,
-    calibration_note,
     default_applies,
 )
 from gpflow_deep.app.cli.main import main
@@ -44,21 +42,6 @@ def test_a_small_table_keeps_every_row_by_default(tmp_path, capsys):
     assert "calibration" not in capsys.readouterr().out
     assert not os.path.exists(tmp_path / "run" / CALIBRATION_FILE)
     assert json.loads((tmp_path / "run" / "training.json").read_text())["training_rows"] == 60
-
-
-def test_fit_suggests_calibration_for_the_models_whose_raw_intervals_ran_narrow(tmp_path, capsys):
-    data = write_csv(tmp_path / "houses.csv", *regression_rows(60))
-    assert fit(data, tmp_path / "run", "--model", "dspp") == 0
-    assert "note: dspp's raw 90% intervals covered 0.79-0.86 of new rows" in capsys.readouterr().out
-
-
-def test_the_calibration_note_names_only_narrow_models_without_calibration_rows():
-    assert "covered 0.79-0.86 of new rows" in calibration_note("dspp", NOTHING, classification=False)
-    assert "--calibration-fraction 0.2" in calibration_note("dspp", HeldOut(0.1), classification=False)
-    assert calibration_note("dspp", HeldOut(0.2, calibrate=True), classification=False) is None
-    assert calibration_note("dspp", NOTHING, classification=True) is None
-    for model in ("deep_gp", "sod_dgp", "random_feature_dgp", "aep_dgp"):
-        assert calibration_note(model, NOTHING, classification=False) is None
 
 
 def test_early_stopping_and_calibration_rows_are_not_both_held_out(tmp_path, capsys):
