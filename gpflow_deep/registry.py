@@ -84,6 +84,10 @@ class ModelEntry:
         paper; None: as its signature says.
     :ivar config: the name of the builder's config dataclass in :mod:`gpflow_deep.builders`, whose
         fields ``gpflow-deep fit --option`` sets; None: options go to the builder unchecked.
+    :ivar floor_option: the builder option that sets the Gaussian likelihood's noise floor, where
+        its defaults decide that floor from the data (a pilot GP) and not from the moments a run
+        directory keeps; the floor sits in the variance's transform, out of the checkpoint, so
+        ``save_run`` records the floor chosen under this option. None: no such floor.
     :ivar demo: its recipes in ``gpflow-deep demo``.
     :ivar protocol: its papers' settings in the UCI protocol (``gpflow-deep benchmark``).
     """
@@ -92,6 +96,7 @@ class ModelEntry:
     builder: str
     takes_likelihood: Optional[bool] = None
     config: Optional[str] = None
+    floor_option: Optional[str] = None
     demo: Tuple[Recipe, ...] = ()
     protocol: Tuple[Recipe, ...] = ()
 
@@ -125,6 +130,7 @@ MODELS: Dict[str, ModelEntry] = {
             "build_dspp",
             config="DSPPConfig",
             takes_likelihood=True,
+            floor_option="noise_floor",
             demo=(
                 Recipe(
                     "dspp",
@@ -179,6 +185,7 @@ MODELS: Dict[str, ModelEntry] = {
             "build_aep_dgp",
             config="AEPDGPConfig",
             takes_likelihood=True,
+            floor_option="likelihood_floor",
             demo=(
                 Recipe(
                     "aep2",

@@ -13,23 +13,24 @@ A run directory holds:
 Restoring calls the same builder with the same arguments on a stand-in sample of the recorded
 shape and ``num_data`` = N, which gives a model of the same structure, then reads every variable
 of it from the checkpoint: what the builders take from the data (inducing inputs, linear means, a
-subset) is a variable, so none of it comes from the stand-in. One thing is not: DSPP's floor on the
-likelihood's noise variance (a fixed fraction of the targets' variance) sits in the variance's
-transform. So the stand-in has random values with exactly the recorded mean and standard
-deviation of every input column and of the target, and anything a builder derives from those
-moments comes out as in training.
+subset) is a variable, so none of it comes from the stand-in. One thing is not: a floor on the
+likelihood's noise variance sits in the variance's transform. Where a builder takes that floor
+from a pilot GP on its data (``DSPP``, ``AEPDGP``), :func:`save_run` records the floor chosen among
+the builder's options (:attr:`~gpflow_deep.registry.ModelEntry.floor_option`). Otherwise the stand-in
+has random values with exactly the recorded mean and standard deviation of every input column and
+of the target, and anything a builder derives from those moments comes out as in training.
 """
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import List, Optional, Tuple
 
 import numpy as np
 import tensorflow as tf
 
 from gpflow_deep.app.tables import Preprocessing
-from gpflow_deep.registry import accepts_likelihood, builder_named, make_likelihood
+from gpflow_deep.registry import MODELS, accepts_likelihood, builder_named, make_likelihood
 
 CONFIG_FILE = "config.json"
 PREPROCESSING_FILE = "preprocessing.json"
@@ -123,12 +124,24 @@ class Run:
 
 
 def save_run(directory: str, config: RunConfig, preprocessing: Preprocessing, model, summary: dict) -> None:
-    """Write everything :func:`load_run` needs into ``directory`` (created if need be)."""
+    """Write everything :func:`load_run` needs into ``directory`` (created if need be), the
+    model's noise floor among ``config``'s builder options where its builder chose it from the data."""
     os.makedirs(directory, exist_ok=True)
-    _write_json(os.path.join(directory, CONFIG_FILE), asdict(config))
+    _write_json(os.path.join(directory, CONFIG_FILE), asdict(with_chosen_floor(config, model)))
     _write_json(os.path.join(directory, PREPROCESSING_FILE), preprocessing.to_dict())
     _write_json(os.path.join(directory, SUMMARY_FILE), summary)
     tf.train.Checkpoint(model=model).write(os.path.join(directory, PARAMETERS_PREFIX))
+
+
+def with_chosen_floor(config: RunConfig, model) -> RunConfig:
+    """``config`` with ``model``'s noise floor under its builder's ``floor_option``, unless the
+    options set it already or the likelihood has no floor; a stand-in sample would give another."""
+    entry = MODELS.get(config.model)
+    option = entry.floor_option if entry is not None and entry.builder == config.builder else None
+    floor = getattr(model.likelihood, "variance_lower_bound", None)
+    if option is None or option in config.builder_options or floor is None:
+        return config
+    return replace(config, builder_options={**config.builder_options, option: float(floor)})
 
 
 def load_run(directory: str) -> Run:

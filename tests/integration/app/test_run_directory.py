@@ -2,16 +2,24 @@
 builder called on a stand-in sample of the recorded shape, every variable read from the checkpoint."""
 
 import shutil
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 import gpflow_deep as gd
-from gpflow_deep.app.run_directory import RunConfig, RunDirectoryError, load_run, sample_moments, save_run
+from gpflow_deep.app.run_directory import (
+    RunConfig,
+    RunDirectoryError,
+    load_run,
+    sample_moments,
+    save_run,
+    with_chosen_floor,
+)
 from gpflow_deep.app.tables import Preprocessing
 from gpflow_deep.registry import MODEL_BUILDERS, available_models, register_builder
 
-FAST_MODELS = ("deep_gp", "dspp")  # the others are restored the same way, in the slow run
+FAST_MODELS = ("deep_gp", "dspp", "aep_dgp")  # and the two whose floor the directory records; the rest are slow
 
 
 @pytest.mark.parametrize(
@@ -52,6 +60,26 @@ def test_a_copied_run_directory_predicts_like_the_trained_model(tmp_path, model_
     np.testing.assert_allclose(restored.model.training_loss((X, Y)), model.training_loss((X, Y)), rtol=1e-10)
     fresh = config.build(*config.stand_in_sample()).predict_mixture(X_new, num_samples=4, seed=7)
     assert not np.allclose(fresh.means.numpy(), actual.means.numpy()), "the parameters came from the checkpoint"
+
+
+@pytest.mark.parametrize("model_name, option", [("dspp", "noise_floor"), ("aep_dgp", "likelihood_floor")])
+def test_a_floor_chosen_from_the_data_is_recorded_unless_the_options_set_it(tmp_path, model_name, option):
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, (30, 2))
+    Y = np.sin(3 * X[:, :1]) + 0.1 * rng.normal(size=(30, 1))
+    config = RunConfig(model_name, MODEL_BUILDERS[model_name], 2, "gaussian", 0, 30, [30, 2], sample_moments(X, Y))
+    model = config.build(X, Y)
+    chosen = with_chosen_floor(config, model)
+    assert chosen.builder_options == {option: model.likelihood.variance_lower_bound} and config.builder_options == {}
+    stand_in = config.build(*config.stand_in_sample()).likelihood.variance_lower_bound
+    assert stand_in != pytest.approx(model.likelihood.variance_lower_bound, rel=0.1)  # why it must be recorded
+    assert (
+        chosen.build(*config.stand_in_sample()).likelihood.variance_lower_bound == model.likelihood.variance_lower_bound
+    )
+    given = replace(config, builder_options={option: 0.5})
+    assert with_chosen_floor(given, model) is given
+    deep = RunConfig("deep_gp", "build_deep_gp", 2, "gaussian", 0, 30, [30, 2], sample_moments(X, Y))
+    assert with_chosen_floor(deep, deep.build(X, Y)) is deep
 
 
 def test_registry_offers_only_builders_the_package_has():
