@@ -33,6 +33,10 @@ class DSPPConfig(Presets):
 
     :ivar num_sigma_points: S, sigma points lined up across units and layers (rule QR3).
     :ivar hidden_width: the hidden layers' width (the paper searches 3 and 5).
+    :ivar trainable_hidden_means: learn the hidden layers' linear means from their start at the
+        PCA projection or the identity (the paper), or hold them there as DSVI does (learned, they
+        carry far inputs wherever the fit on the training rows points; held, ``docs/dspp.md``,
+        "Held hidden means", scored higher on fresh boston splits).
     :ivar num_inducing: M k-means inducing inputs; None: ``inducing_per_point`` per training
         point within [``min_num_inducing``, ``max_num_inducing``], at most the rows given.
     :ivar min_num_inducing: the least M when ``num_inducing`` is None (100; the paper's 300).
@@ -69,6 +73,7 @@ class DSPPConfig(Presets):
 
     num_sigma_points: int = 10
     hidden_width: int = 3
+    trainable_hidden_means: bool = False
     num_inducing: Optional[int] = None
     min_num_inducing: int = 100
     max_num_inducing: int = PAPER_NUM_INDUCING
@@ -90,8 +95,10 @@ class DSPPConfig(Presets):
     @classmethod
     def paper(cls) -> "DSPPConfig":
         """Appendix A: M = 300 (at most N), learned inducing inputs, learned standard-normal sigma
-        points, the predictive log-likelihood alone, β = 1, noise 0.1 with a floor of 1e-4."""
+        points, learned hidden means, the predictive log-likelihood alone, β = 1, noise 0.1 with
+        a floor of 1e-4."""
         return cls(
+            trainable_hidden_means=True,
             min_num_inducing=PAPER_NUM_INDUCING,
             trainable_inducing_inputs=True,
             expected_log_likelihood_weight=0.0,
@@ -108,8 +115,8 @@ def build_dspp(
     """A ``DSPP`` of ``num_layers`` ``GPLayer`` s from X ``[n, D]`` and Y ``[n, P]``, set up as
     ``config`` says (:class:`DSPPConfig`, by default ``.default()``; ``paper_defaults=True`` is
     ``config=DSPPConfig.paper()``; ``overrides`` are its fields): k-means inducing inputs carried
-    through a learned linear mean on every hidden layer (started at the PCA projection or the
-    identity), a learned constant mean on the last, Matérn-5/2 ARD kernels, S sigma points, and
+    through a linear mean on every hidden layer (the PCA projection or the identity, held or
+    learned), a learned constant mean on the last, Matérn-5/2 ARD kernels, S sigma points, and
     the data term ``(1 − α)·PLL + α·ELL`` minus β times the KL.
 
     The likelihood is a Gaussian for one target column, for P > 1 columns a
@@ -125,7 +132,13 @@ def build_dspp(
     data = prepare_data(X, Y, num_layers, likelihood, lambda X, Y: _default_likelihood(config, X, Y, seed), num_data)
     bounds = (config.min_num_inducing, config.max_num_inducing)
     plans = plan_from_data(
-        BUILDER, data, config, seed, trainable_means=True, bounds=bounds, per_point=config.inducing_per_point
+        BUILDER,
+        data,
+        config,
+        seed,
+        trainable_means=config.trainable_hidden_means,
+        bounds=bounds,
+        per_point=config.inducing_per_point,
     )
     layers = gp_layer_stack(
         plans,

@@ -68,9 +68,9 @@ DEFAULTS_CHANGED_SINCE = {
     "deep_gp": dict(noise_variance=0.01),  # DeepGP's noise start: the paper's 0.01, then a pilot GP's
     "aep_dgp": dict(likelihood_floor=0.0),  # AEP's floor: none (the public code's), then a pilot GP's quarter
 }
-# DSPP's floor: 5% of the targets' variance, then a pilot GP's noise
+# DSPP's floor: 5% of the targets' variance, then a pilot GP's noise; its hidden means: learned, then held
 DEFAULTS_CHANGED_SINCE["dspp"] = DEFAULTS_CHANGED_SINCE["dspp_explicit"] = dict(
-    noise_floor=0.05 * mean_column_variance(legacy_data()[1])
+    noise_floor=0.05 * mean_column_variance(legacy_data()[1]), trainable_hidden_means=True
 )
 
 

@@ -179,7 +179,7 @@ def test_builder_defaults(rng, caplog):
     assert model.num_sigma_points == 10 and first.num_latent_gps == 3 and first.num_inducing == 100
     assert first.q_diag and last.q_diag and first.whiten
     assert isinstance(first.kernel.kernel, gpflow.kernels.Matern52)
-    assert isinstance(first.mean_function, gpflow.mean_functions.Linear) and first.mean_function.A.trainable
+    assert isinstance(first.mean_function, gpflow.mean_functions.Linear) and not first.mean_function.A.trainable
     assert isinstance(last.mean_function, gpflow.mean_functions.Constant) and last.mean_function.c.trainable
     nodes, weights = np.polynomial.hermite_e.hermegauss(10)
     np.testing.assert_allclose(model.sigma_points[0].numpy(), np.tile(nodes[:, None], (1, 3)))
@@ -193,6 +193,7 @@ def test_builder_defaults(rng, caplog):
     np.testing.assert_allclose(np.exp(paper.log_weights()), 0.1)
     assert paper.sigma_points[0].trainable and paper.weight_logits.trainable and paper.sigma_points[0].shape == (10, 3)
     assert all(layer.inducing_variable.trainable_variables for layer in paper.layers)
+    assert paper.layers[0].mean_function.A.trainable  # the paper's learned hidden mean
     explicit = gd.build_dspp(X, Y, num_inducing=20, expected_log_likelihood_weight=0.0, trainable_sigma_points=True)
     assert explicit.data_term is predictive_log_likelihood and explicit.sigma_points[0].trainable
     assert not gd.build_dspp(X, Y, num_inducing=20, q_diag=False).layers[0].q_diag
