@@ -35,7 +35,11 @@ DEFAULTS_CHANGES: Dict[str, Tuple[DefaultsChange, ...]] = {
         ),
         DefaultsChange("2026-11-29 09:10:00", ("likelihood_floor",), "the noise unbounded"),
     ),
-    "build_dspp": (DefaultsChange("2026-11-29 12:40:30", ("noise_floor",), "the noise floor at 5% of var(Y)"),),
+    "build_dspp": (
+        DefaultsChange("2026-11-29 12:40:30", ("noise_floor",), "the noise floor at 5% of var(Y)"),
+        # first run at 20:05 as a trial field of a patched copy (the same model), committed at 20:38
+        DefaultsChange("2026-11-29 20:05:00", ("trainable_hidden_means",), "the hidden means learned"),
+    ),
     "build_deep_gp": (DefaultsChange("2026-11-28 22:20:00", ("noise_variance",), "the noise started at 0.01"),),
     "build_random_feature_dgp": (
         DefaultsChange("2026-11-28 07:52:00", ("learning_rate",), "Adam at 0.01"),  # as for AEP above
