@@ -33,10 +33,10 @@ class DSPPConfig(Presets):
 
     :ivar num_sigma_points: S, sigma points lined up across units and layers (rule QR3).
     :ivar hidden_width: the hidden layers' width (the paper searches 3 and 5).
-    :ivar trainable_hidden_means: learn the hidden layers' linear means from their start at the
-        PCA projection or the identity (the paper), or hold them there as DSVI does (learned, they
-        carry far inputs wherever the fit on the training rows points; held, ``docs/dspp.md``,
-        "Held hidden means", scored higher on fresh boston splits).
+    :ivar trainable_hidden_means: learn the hidden layers' linear means from their start, the PCA
+        projection or the identity (the paper), or hold them there as DSVI does: learned, they
+        carry an input far from the training rows wherever the fit points (``docs/dspp.md``, "Held
+        hidden means").
     :ivar num_inducing: M k-means inducing inputs; None: ``inducing_per_point`` per training
         point within [``min_num_inducing``, ``max_num_inducing``], at most the rows given.
     :ivar min_num_inducing: the least M when ``num_inducing`` is None (100; the paper's 300).
