@@ -24,6 +24,7 @@ SUITES = {
     "linear_baseline": ("benchmarks.suites.linear_baseline", "least squares on the protocol's splits (a check of it)"),
     "calibration": ("benchmarks.suites.calibration", "coverage, PIT, conformal intervals: defaults, fresh splits"),
     "calibration_summary": ("benchmarks.suites.calibration_summary", "the calibration runs' tables, issue 34's bars"),
+    "calibration_bars": ("benchmarks.suites.calibration_bars", "issue 34's bars for the defaults, set of ten by set"),
     "predict_cost": ("benchmarks.suites.predict_cost", "issue 35: predict_y at S=100 and S=1 on many rows"),
     "first_step": ("benchmarks.suites.first_step", "issue 35: import, build, first (tracing) step, CLI start-up"),
     "summarize": ("benchmarks.summarize", "mean (standard error) tables from result files"),

@@ -1,0 +1,82 @@
+"""Issue 34's bars, set of ten by set of ten: for every builder's current defaults (no options, its
+default learning rate, no held-out part) and the exact GP, on each data set with bars, each set of
+ten fresh splits' mean test log-likelihood, worst split and mean 90% coverage, and which bars they
+meet. A set whose records are not all there (fewer than its splits) is left blank.
+
+Examples::
+
+    python -m benchmarks calibration_bars
+    python -m benchmarks calibration_bars --sets 1000-1009 1010-1019
+"""
+
+import argparse
+import os
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from benchmarks.common import RESULTS_DIR
+from benchmarks.suites.calibration_summary import BARS, COVERAGE_BAND, grouped
+from gpflow_deep.app.benchmark import parse_splits, read_results
+
+FRESH_SETS = ("1000-1009", "1010-1019", "3000-3009", "3010-3019")
+"""The sets of ten fresh boston splits; concrete has the first and the third."""
+RESULT_FILES = ("calibration.jsonl", "calibration_second_ten.jsonl", "calibration_third_set.jsonl")
+
+
+def set_cell(dataset: str, records: List[Dict]) -> str:
+    """``mean, worst (split), 90% coverage: the bars missed`` over one set's records."""
+    scores = np.array([record["log_likelihood"] for record in records])
+    worst = records[int(np.argmin(scores))]
+    ninety = float(np.mean([record["coverage_90"] for record in records]))
+    mean_bar, worst_bar = BARS[dataset]
+    low, high = COVERAGE_BAND
+    missed = [
+        name
+        for name, met in (
+            ("mean", scores.mean() >= mean_bar),
+            ("worst", worst["log_likelihood"] >= worst_bar),
+            ("90%", low <= ninety <= high),
+        )
+        if not met
+    ]
+    verdict = "**" + ", ".join(missed) + " missed**" if missed else "all met"
+    text = f"{scores.mean():.3f}, {worst['log_likelihood']:.3f} ({worst['split']}), {ninety:.2f}: {verdict}"
+    return text.replace("-", "−")
+
+
+def bars_table(records: Sequence[Dict], sets: Sequence[str], steps: int = 3000) -> str:
+    """One row per builder and data set, one column per set of splits (see the module's text)."""
+    cells: Dict[tuple, Dict[str, str]] = {}
+    for span in sets:
+        splits = parse_splits(span)
+        for (label, dataset, likelihood, fraction), group in grouped(records, splits, steps).items():
+            current = " " not in label and likelihood == "default" and not fraction
+            if current and dataset in BARS and len(group) == len(splits):
+                cells.setdefault((dataset, label), {})[span] = set_cell(dataset, group)
+    header = "| builder | data set | " + " | ".join(sets) + " |\n|---|---|" + "---|" * len(sets)
+    rows = [
+        f"| {label.removeprefix('build_')} | {dataset} | " + " | ".join(by_set.get(span, "") for span in sets) + " |"
+        for (dataset, label), by_set in sorted(cells.items())
+    ]
+    return "\n".join([header] + rows)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks calibration_bars",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    default_files = [os.path.join(RESULTS_DIR, name) for name in RESULT_FILES]
+    parser.add_argument("--results", nargs="+", default=default_files)
+    parser.add_argument("--sets", nargs="+", default=list(FRESH_SETS), help="sets of split seeds, e.g. 1000-1009")
+    parser.add_argument("--steps", type=int, default=3000)
+    args = parser.parse_args(argv)
+    records = [record for path in args.results for record in read_results(path)]
+    print(bars_table(records, args.sets, args.steps))
+    return 0
+
+
+if __name__ == "__main__":
+    main()

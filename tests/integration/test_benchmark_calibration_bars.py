@@ -1,0 +1,62 @@
+"""Issue 34's bars set by set (``python -m benchmarks calibration_bars``): only the current defaults,
+complete sets, and each bar read as the issue states it."""
+
+import json
+
+from benchmarks.suites.calibration_bars import bars_table, main
+
+TODAY = "2100-01-01 00:00:00"
+
+
+def _record(split, log_likelihood, coverage_90=0.9, builder="build_deep_gp", dataset="boston", **extra):
+    """A calibration record dated after every change of the defaults."""
+    return dict(
+        builder=builder,
+        dataset=dataset,
+        split=split,
+        steps=3000,
+        calibration_fraction=0.0,
+        log_likelihood=log_likelihood,
+        coverage_90=coverage_90,
+        date=TODAY,
+        **extra,
+    )
+
+
+def _row(table: str, builder: str, dataset: str) -> str:
+    [line] = [line for line in table.splitlines() if line.startswith(f"| {builder} | {dataset} |")]
+    return line
+
+
+def test_each_set_reads_its_mean_worst_and_coverage_against_the_bars():
+    good = [_record(1000 + i, -2.3 - i / 100) for i in range(10)]
+    bad = [_record(1010 + i, -2.35) for i in range(9)] + [_record(1019, -2.9, coverage_90=0.7)]
+    table = bars_table(good + bad, ["1000-1009", "1010-1019"])
+    cells = _row(table, "deep_gp", "boston").rstrip(" |").split(" | ")[2:]
+    assert cells[0] == "−2.345, −2.390 (1009), 0.90: all met"
+    # one split below −2.8 misses the worst-split bar alone: the mean and the mean coverage hold
+    assert cells[1] == "−2.405, −2.900 (1019), 0.88: **worst missed**"
+
+
+def test_the_coverage_bar_is_the_mean_90_percent_band():
+    records = [_record(1000 + i, -2.2, coverage_90=0.95) for i in range(10)]
+    assert "**90% missed**" in _row(bars_table(records, ["1000-1009"]), "deep_gp", "boston")
+
+
+def test_variants_held_out_runs_and_incomplete_sets_are_left_out():
+    records = [_record(1000 + i, -2.2) for i in range(10)]
+    records += [_record(1000 + i, -2.0, options={"num_layers": 3}) for i in range(10)]
+    records += [_record(1000 + i, -2.0, builder="build_dspp") | {"calibration_fraction": 0.2} for i in range(10)]
+    records += [_record(1000 + i, -2.0, builder="build_sod_dgp") for i in range(9)]
+    table = bars_table(records, ["1000-1009"])
+    assert len(table.splitlines()) == 3
+    assert _row(table, "deep_gp", "boston").endswith("−2.200, −2.200 (1000), 0.90: all met |")
+
+
+def test_a_set_not_run_is_blank_and_concrete_has_its_own_bars(tmp_path, capsys):
+    records = [_record(1000 + i, -3.2, dataset="concrete") for i in range(10)]
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    assert main(["--results", str(path), "--sets", "1000-1009", "3000-3009"]) == 0
+    line = _row(capsys.readouterr().out, "deep_gp", "concrete")
+    assert line.endswith("| −3.200, −3.200 (1000), 0.90: **mean missed** |  |")
