@@ -13,7 +13,8 @@ Each input column becomes, in this order of checks:
 
 The text values are counted in bounded memory (:class:`~.statistics.CategoryCounts`), over the
 rows with no missing value. What was done to a column other than the first three is a line of
-:attr:`LearnedTable.notes`, for the caller to show once (``gpflow-deep fit`` logs it at WARNING).
+:attr:`LearnedTable.notes`, for the caller to show once (``gpflow-deep fit`` logs it at WARNING), as
+is a regression target's extreme that looks like a cap or a floor (:func:`~.statistics.heaped_extremes`).
 
 ``likelihood="auto"`` picks the likelihood from the target: text with 2 labels is ``"bernoulli"``,
 with more ``"multiclass"``; numbers that are all 0 or 1 (both present) are ``"bernoulli"``; any
@@ -41,6 +42,7 @@ from gpflow_deep.app.tables.statistics import (
     CategoryCounts,
     DistinctValues,
     RunningMoments,
+    heaped_extremes,
 )
 from gpflow_deep.evaluation.reservoir import Reservoir
 from gpflow_deep.registry import CLASSIFICATION_LIKELIHOODS, LIKELIHOODS
@@ -61,7 +63,8 @@ class LearnedTable:
         (floats, or str objects).
     :ivar held_out_sample: the same of the held-out rows.
     :ivar notes: one line per input column whose encoding the user should know of (left out, or
-        cut to its most frequent values), also logged at WARNING.
+        cut to its most frequent values), and per extreme of a regression target that may be
+        censored; ``gpflow-deep fit`` logs them at WARNING.
     """
 
     preprocessing: Preprocessing
@@ -132,8 +135,11 @@ class _Pass:
             if on_batch is not None:
                 on_batch(self.rows)
         missing_columns = {column: count for column, count in self.missing.items() if count}
+        preprocessing = self.preprocessing()
+        if preprocessing.likelihood in (AUTO, "gaussian", "studentt"):
+            self._note_heaped_target()
         return LearnedTable(
-            self.preprocessing(),
+            preprocessing,
             self.rows,
             self.missing_rows,
             missing_columns,
@@ -240,6 +246,20 @@ class _Pass:
         else:
             return
         self.notes.append(note)
+
+    def _note_heaped_target(self) -> None:
+        """Keep a note of each extreme of a regression target that looks like a cap or a floor."""
+        values = self.sample.sample.get(self.target)
+        if values is None:
+            return
+        rows_read = "sampled training rows" if self.training_rows > len(values) else "training rows"
+        for which, value, rows in heaped_extremes(values):
+            self.notes.append(
+                f"target {self.target!r}: {rows:,} of {len(values):,} {rows_read} ({rows / len(values):.1%}) hold "
+                f"its {which} value, {value:g}, more than any value between its extremes. It may be censored "
+                f"(every value beyond recorded as {value:g}); the likelihood reads those rows as exact, and "
+                f"intervals near {value:g} will not say that the true value may lie beyond it"
+            )
 
     def _check_classes(self, labels: List[str]) -> None:
         if self.likelihood == "bernoulli" and len(labels) != 2:

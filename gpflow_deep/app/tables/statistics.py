@@ -3,7 +3,7 @@ merge exactly (Chan et al.'s pairwise update), the set of distinct class labels,
 a text column's values in bounded memory (:class:`CategoryCounts`)."""
 
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -15,6 +15,7 @@ MAX_LABELS = 1000  # distinct values a class target may have
 ONE_HOT_LIMIT = 100  # categories of a text column one-hot encoded; beyond, the most frequent and "other"
 TRACKED_VALUES = 10_000  # distinct values whose counts a text column keeps
 IDENTIFIER_SHARE = 0.5  # a text column with more distinct values than this share of its rows is an identifier
+HEAPED_ROWS, HEAPED_SHARE = 5, 0.01  # an extreme target value held by this many rows, and this share, may be a cap
 
 
 class RunningMoments:
@@ -40,6 +41,28 @@ class RunningMoments:
     def std(self) -> float:
         """The population standard deviation, or 1 for constant (or no) values."""
         return float(np.sqrt(self.m2 / self.count)) if self.count and self.m2 > 0 else 1.0
+
+
+def heaped_extremes(values: np.ndarray) -> List[Tuple[str, float, int]]:
+    """The extremes of the ``[n]`` numeric ``values`` that look like a cap or a floor: each held by at
+    least ``HEAPED_ROWS`` rows and ``HEAPED_SHARE`` of them, and by more rows than any value between
+    the two extremes holds. Each as (``"largest"`` or ``"smallest"``, the value, its rows).
+
+    A price recorded as 50 for every house worth 50 or more (boston's 16 of 506) is one; so are
+    weeks worked per year, heaped at 0 and at 52. A scale of a few values is not read this way: an
+    extreme of it is held by fewer rows than its commonest value."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    distinct, counts = np.unique(values, return_counts=True)
+    if len(distinct) < 3:
+        return []
+    commonest_between = counts[1:-1].max()
+    heaped = []
+    for which, index in (("largest", -1), ("smallest", 0)):
+        rows = int(counts[index])
+        if rows >= HEAPED_ROWS and rows >= HEAPED_SHARE * len(values) and rows > commonest_between:
+            heaped.append((which, float(distinct[index]), rows))
+    return heaped
 
 
 class DistinctValues:
