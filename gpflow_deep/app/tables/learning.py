@@ -63,8 +63,8 @@ class LearnedTable:
         (floats, or str objects).
     :ivar held_out_sample: the same of the held-out rows.
     :ivar notes: one line per input column whose encoding the user should know of (left out, or
-        cut to its most frequent values), and per extreme of a regression target that may be
-        censored; ``gpflow-deep fit`` logs them at WARNING.
+        cut to its most frequent values), and per extreme of a regression target that looks like a
+        cap or a bound; ``gpflow-deep fit`` logs them at WARNING.
     """
 
     preprocessing: Preprocessing
@@ -256,9 +256,10 @@ class _Pass:
         for which, value, rows in heaped_extremes(values):
             self.notes.append(
                 f"target {self.target!r}: {rows:,} of {len(values):,} {rows_read} ({rows / len(values):.1%}) hold "
-                f"its {which} value, {value:g}, more than any value between its extremes. It may be censored "
-                f"(every value beyond recorded as {value:g}); the likelihood reads those rows as exact, and "
-                f"intervals near {value:g} will not say that the true value may lie beyond it"
+                f"its {which} value, {value:g}, more than any value between its extremes: a cap (every value "
+                f"beyond it recorded as {value:g}) or a bound that many rows reach. The likelihood reads those "
+                f"rows as exact values of a smooth density with no mass at {value:g}, so intervals near it are "
+                "less reliable"
             )
 
     def _check_classes(self, labels: List[str]) -> None:

@@ -53,7 +53,7 @@ def test_the_table_pass_notes_a_capped_regression_target_once(tmp_path):
     assert note.startswith(
         f"target 'y': {capped} of 500 training rows ({capped / 500:.1%}) hold its largest value, 50,"
     )
-    assert "censored" in note
+    assert "a cap (every value beyond it recorded as 50)" in note and "no mass at 50" in note
     assert _notes(tmp_path, prices, "gaussian") == [note]
 
 
