@@ -57,7 +57,7 @@ def test_the_table_pass_notes_a_capped_regression_target_once(tmp_path):
     assert _notes(tmp_path, prices, "gaussian") == [note]
 
 
-def test_class_labels_and_counts_are_not_read_as_censored(tmp_path):
+def test_class_labels_and_poisson_counts_are_not_checked(tmp_path):
     labels = np.concatenate([np.zeros(100), np.ones(20)])
     assert _notes(tmp_path, labels) == []  # 0 and 1: bernoulli
     counts = np.concatenate([np.zeros(60), np.arange(1, 40)])
