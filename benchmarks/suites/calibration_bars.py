@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from benchmarks.common import RESULTS_DIR
-from benchmarks.suites.calibration_summary import BARS, COVERAGE_BAND, grouped
+from benchmarks.suites.calibration_summary import BARS, coverage_within_band, grouped, log_likelihood_bars
 from gpflow_deep.app.benchmark import parse_splits, read_results
 
 FRESH_SETS = ("1000-1009", "1010-1019", "3000-3009", "3010-3019")
@@ -29,17 +29,8 @@ def set_cell(dataset: str, records: List[Dict]) -> str:
     scores = np.array([record["log_likelihood"] for record in records])
     worst = records[int(np.argmin(scores))]
     ninety = float(np.mean([record["coverage_90"] for record in records]))
-    mean_bar, worst_bar = BARS[dataset]
-    low, high = COVERAGE_BAND
-    missed = [
-        name
-        for name, met in (
-            ("mean", scores.mean() >= mean_bar),
-            ("worst", worst["log_likelihood"] >= worst_bar),
-            ("90%", low <= ninety <= high),
-        )
-        if not met
-    ]
+    bars = log_likelihood_bars(dataset, scores) + [("90%", coverage_within_band(records))]
+    missed = [name for name, met in bars if not met]
     verdict = "**" + ", ".join(missed) + " missed**" if missed else "all met"
     text = f"{scores.mean():.3f}, {worst['log_likelihood']:.3f} ({worst['split']}), {ninety:.2f}: {verdict}"
     return text.replace("-", "−")

@@ -97,14 +97,25 @@ def _span(splits: List[int]) -> str:
     return ", ".join(f"{run[0]}–{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
 
 
+def log_likelihood_bars(dataset: str, scores: np.ndarray) -> List[tuple]:
+    """``[("mean", met), ("worst", met)]``: issue 34's bars on the test log-likelihoods ``scores``
+    of a set of splits (none for a data set without bars)."""
+    if dataset not in BARS:
+        return []
+    mean_bar, worst_bar = BARS[dataset]
+    return [("mean", scores.mean() >= mean_bar), ("worst", scores.min() >= worst_bar)]
+
+
+def coverage_within_band(records: List[Dict]) -> bool:
+    """Whether the records' mean 90% coverage is within issue 34's band."""
+    low, high = COVERAGE_BAND
+    return bool(low <= np.mean([record["coverage_90"] for record in records]) <= high)
+
+
 def _verdict(dataset: str, scores: np.ndarray, records: List[Dict], fraction: float) -> str:
     """Issue 34's bars: the log-likelihood's mean and worst split, and the mean 90% coverage, or for
     a calibrated run the mean calibrated coverage at every level (each within ±0.02 of it)."""
-    parts = []
-    if dataset in BARS:
-        mean_bar, worst_bar = BARS[dataset]
-        parts.append("mean " + ("met" if scores.mean() >= mean_bar else "not met"))
-        parts.append("worst " + ("met" if scores.min() >= worst_bar else "not met"))
+    parts = [f"{name} " + ("met" if met else "not met") for name, met in log_likelihood_bars(dataset, scores)]
     if fraction:
         outside = [
             f"{level}%"
@@ -113,9 +124,7 @@ def _verdict(dataset: str, scores: np.ndarray, records: List[Dict], fraction: fl
         ]
         parts.append("calibrated " + (f"{', '.join(outside)} outside" if outside else "every level within") + " ±0.02")
     else:
-        ninety = np.mean([record["coverage_90"] for record in records])
-        low, high = COVERAGE_BAND
-        parts.append("90% " + ("within" if low <= ninety <= high else "outside") + " 0.87–0.93")
+        parts.append("90% " + ("within" if coverage_within_band(records) else "outside") + " 0.87–0.93")
     return ", ".join(parts)
 
 

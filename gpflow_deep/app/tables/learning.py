@@ -135,11 +135,8 @@ class _Pass:
             if on_batch is not None:
                 on_batch(self.rows)
         missing_columns = {column: count for column, count in self.missing.items() if count}
-        preprocessing = self.preprocessing()
-        if preprocessing.likelihood in (AUTO, "gaussian", "studentt"):
-            self._note_heaped_target()
         return LearnedTable(
-            preprocessing,
+            self.preprocessing(),
             self.rows,
             self.missing_rows,
             missing_columns,
@@ -227,6 +224,7 @@ class _Pass:
             self._check_classes(labels)
         elif self.likelihood != "poisson":
             result.target_mean, result.target_std = self.moments[self.target].mean, self.moments[self.target].std
+            self._note_heaped_target()
         return result
 
     def _note(self, column: str, choice: CategoryChoice) -> None:
