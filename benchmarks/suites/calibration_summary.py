@@ -1,8 +1,9 @@
 """The tables of ``docs/benchmarks.md`` §12 from ``benchmarks/results/calibration.jsonl``: per
 builder, data set, likelihood and calibration fraction, over the splits run, the mean test
-log-likelihood (standard error), the worst split, the mean coverage of the central 50/80/90/95%
-intervals (and of the calibrated ones), the range of the 90% coverage, and issue 34's bars; then
-the PIT histograms of the runs without calibration, summed over the splits, those runs split
+log-likelihood (standard error), the worst split, the mean RMSE, the mean coverage of the central
+50/80/90/95% intervals (and of the calibrated ones), the range of the 90% coverage, and issue 34's
+bars; then the PIT histograms of the runs without calibration, summed over the splits, with their
+χ² against flat, those runs split
 by split (test log-likelihood and 90% coverage), every variant paired split by split with its
 builder's defaults of the same time, and every run without calibration paired with the exact
 GP's on the same splits. ``--results`` takes several files, read as one.
@@ -73,7 +74,8 @@ def row(key: tuple, records: List[Dict]) -> str:
     splits = [record["split"] for record in records]
     return (
         f"| {builder.removeprefix('build_')} | {dataset} | {likelihood} | {fraction:g} | {len(records)} "
-        f"({_span(splits)}) | {score_cells(records)} | {coverage} | {min(ninety):.2f}–{max(ninety):.2f} "
+        f"({_span(splits)}) | {score_cells(records)} | {_mean_rmse(records)} | {coverage} "
+        f"| {min(ninety):.2f}–{max(ninety):.2f} "
         f"| {_verdict(dataset, scores, records, fraction)} |"
     )
 
@@ -84,6 +86,12 @@ def score_cells(records: List[Dict]) -> str:
     worst = records[int(np.argmin(scores))]
     error = scores.std(ddof=1) / np.sqrt(len(scores)) if len(scores) > 1 else float("nan")
     return f"{scores.mean():.3f} ({error:.3f}) | {worst['log_likelihood']:.3f} ({worst['split']})"
+
+
+def _mean_rmse(records: List[Dict]) -> str:
+    """The records' mean test RMSE in original units; blank if a record has none."""
+    errors = [record.get("rmse") for record in records]
+    return "" if None in errors else f"{np.mean(errors):.2f}"
 
 
 def _span(splits: List[int]) -> str:
@@ -131,7 +139,8 @@ def _verdict(dataset: str, scores: np.ndarray, records: List[Dict], fraction: fl
 def table(groups: Dict[tuple, List[Dict]]) -> str:
     header = (
         "| builder | data set | likelihood | held out | splits | test log-lik, mean (s.e.) | worst (split) "
-        "| coverage 50 / 80 / 90 / 95% | 90%, range | issue 34's bars |\n|---|---|---|---|---|---|---|---|---|---|"
+        "| RMSE, mean | coverage 50 / 80 / 90 / 95% | 90%, range | issue 34's bars |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|"
     )
     return "\n".join([header] + [row(key, records) for key, records in groups.items()])
 
@@ -143,17 +152,21 @@ def _uncalibrated(groups: Dict[tuple, List[Dict]]) -> Dict[tuple, List[Dict]]:
 
 def pit_table(groups: Dict[tuple, List[Dict]]) -> str:
     """The PIT histograms of the runs without calibration, summed over each group's splits: the
-    count of test targets whose F(y) falls in each tenth, beside the count each tenth expects."""
+    count of test targets whose F(y) falls in each tenth, beside the count each tenth expects and
+    Pearson's χ² of the counts against it (9 degrees of freedom: a calibrated predictive exceeds
+    16.9 one time in twenty, if the test targets are independent)."""
     header = (
         "| builder | data set | likelihood | splits | test points | targets per tenth of F(y), summed "
-        "| expected per tenth |\n|---|---|---|---|---|---|---|"
+        "| expected per tenth | χ² (9 d.f.) |\n|---|---|---|---|---|---|---|---|"
     )
     rows = []
     for (builder, dataset, likelihood, _), records in _uncalibrated(groups).items():
         counts = np.sum([record["pit_histogram"] for record in records], axis=0)
+        expected = counts.sum() / len(counts)
+        chi_square = np.sum((counts - expected) ** 2) / expected
         rows.append(
             f"| {builder.removeprefix('build_')} | {dataset} | {likelihood} | {len(records)} | {counts.sum()} "
-            f"| {', '.join(str(int(count)) for count in counts)} | {counts.sum() / len(counts):.1f} |"
+            f"| {', '.join(str(int(count)) for count in counts)} | {expected:.1f} | {chi_square:.1f} |"
         )
     return "\n".join([header] + rows)
 

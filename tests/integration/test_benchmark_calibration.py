@@ -86,6 +86,13 @@ def test_the_summary_keeps_the_latest_run_of_each_split_and_reads_the_bars():
     assert "mean not met, worst not met, 90% within 0.87–0.93" in line
 
 
+def test_a_row_gives_the_mean_rmse_and_leaves_it_blank_where_a_record_has_none():
+    runs = [_record(1000, -2.2, 0.9, rmse=2.5), _record(1001, -2.4, 0.9, rmse=3.0)]
+    [(key, grouped_runs)] = grouped(runs, splits=None, steps=3000).items()
+    assert "| -2.400 (1001) | 2.75 | " in row(key, grouped_runs)
+    assert "| -2.400 (1001) |  | " in row(key, [grouped_runs[0], _record(1001, -2.4, 0.9)])
+
+
 def test_a_row_names_separate_sets_of_splits_as_runs():
     splits = [1000, 1001, 1002, 1005, 3000, 3001]
     records = [_record(split, -2.2, 0.9) for split in splits]
@@ -113,7 +120,14 @@ def test_the_pit_table_sums_the_uncalibrated_histograms():
     calibrated = [_record(1000, -2.3, 0.9, fraction=0.2, pit_histogram=[1] * 10)]
     lines = pit_table(grouped(runs + calibrated, splits=None, steps=3000)).splitlines()
     assert len(lines) == 3  # the header, its rule and one row: the calibrated run has none
-    assert lines[2] == "| deep_gp | boston | default | 2 | 90 | 9, 9, 9, 9, 9, 9, 9, 9, 9, 9 | 9.0 |"
+    assert lines[2] == "| deep_gp | boston | default | 2 | 90 | 9, 9, 9, 9, 9, 9, 9, 9, 9, 9 | 9.0 | 0.0 |"
+
+
+def test_the_pit_table_gives_pearson_s_chi_square_against_flat():
+    counts = [3, 7, 5, 5, 5, 5, 5, 5, 5, 5]  # 50 targets, 5 expected per tenth: (4 + 4) / 5 = 1.6
+    runs = [_record(1000, -2.3, 0.9, pit_histogram=counts)]
+    [line] = pit_table(grouped(runs, splits=None, steps=3000)).splitlines()[2:]
+    assert line.endswith("| 5.0 | 1.6 |")
 
 
 def test_the_split_table_has_a_column_per_split_and_leaves_unrun_ones_empty():
