@@ -3,17 +3,17 @@ builder, data set, likelihood and calibration fraction, over the splits run, the
 log-likelihood (standard error), the worst split, the mean RMSE, the mean coverage of the central
 50/80/90/95% intervals (and of the calibrated ones), the range of the 90% coverage, and issue 34's
 bars; then the PIT histograms of the runs without calibration, summed over the splits, with their
-χ² against flat, those runs split
-by split (test log-likelihood and 90% coverage), every variant paired split by split with its
-builder's defaults of the same time, and every run without calibration paired with the exact
-GP's on the same splits. ``--results`` takes several files, read as one.
+χ² against flat; those runs split by split (test log-likelihood and 90% coverage); every variant
+paired split by split with its builder's defaults of the same time; and every run without
+calibration paired with the exact GP's on the same splits (and with the defaults of each
+``--against`` builder). ``--results`` takes several files, read as one.
 
 Examples::
 
     python -m benchmarks calibration_summary
     python -m benchmarks calibration_summary --splits 1000-1009 --steps 3000
     python -m benchmarks calibration_summary --results benchmarks/results/calibration.jsonl \
-        benchmarks/results/calibration_second_ten.jsonl --splits 1000-1019
+        benchmarks/results/calibration_second_ten.jsonl --splits 1000-1019 --against build_deep_gp
 """
 
 import argparse
@@ -239,20 +239,26 @@ def paired_table(groups: Dict[tuple, List[Dict]]) -> str:
 
 
 def reference_table(groups: Dict[tuple, List[Dict]], reference: str = EXACT_GP) -> str:
-    """Every run without calibration beside the ``reference``'s (the exact GP, or least squares:
-    ``linear``) on the same data set, over the splits both ran: the mean of its test
+    """Every run without calibration beside the ``reference``'s (the exact GP, least squares:
+    ``linear``, or a builder's defaults, e.g. ``build_deep_gp``) on the same data set, over the
+    splits both ran: the mean of its test
     log-likelihood minus the reference's (standard error), and on how many of those splits it is
     higher. Empty when the reference has no runs."""
     header = (
-        f"| builder | data set | likelihood | splits in common | test log-lik, builder − {REFERENCE_NAMES[reference]} "
+        f"| builder | data set | likelihood | splits in common | test log-lik, builder − {_reference_name(reference)} "
         "(s.e.) | builder higher on |\n|---|---|---|---|---|---|"
     )
     rows = []
     for (label, dataset, likelihood, _), records in _uncalibrated(groups).items():
         cells = _paired_cells(records, groups.get((reference, dataset, "default", 0.0)))
-        if cells is not None:
+        if cells is not None and label != reference:
             rows.append(f"| {label.removeprefix('build_')} | {dataset} | {likelihood} {cells}")
     return "\n".join([header] + rows) if rows else ""
+
+
+def _reference_name(reference: str) -> str:
+    """How a reference's column names it: "exact GP", "linear", or the builder without ``build_``."""
+    return REFERENCE_NAMES.get(reference, reference.removeprefix("build_"))
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -264,6 +270,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--results", nargs="+", default=[os.path.join(RESULTS_DIR, "calibration.jsonl")])
     parser.add_argument("--splits", default=None, help="only these split seeds, e.g. 1000-1009 (default: all)")
     parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument(
+        "--against",
+        nargs="+",
+        default=[],
+        metavar="BUILDER",
+        help="also pair every run with these builders' defaults, e.g. build_deep_gp",
+    )
     args = parser.parse_args(argv)
     splits = None if args.splits is None else parse_splits(args.splits)
     groups = grouped([record for path in args.results for record in read_results(path)], splits, args.steps)
@@ -276,10 +289,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(paired_table(groups))
     print()
     print(reference_table(groups))
-    linear = reference_table(groups, LINEAR)
-    if linear:
-        print()
-        print(linear)
+    for reference in [LINEAR] + args.against:
+        paired = reference_table(groups, reference)
+        if paired:
+            print()
+            print(paired)
     return 0
 
 

@@ -114,6 +114,22 @@ def test_the_summary_reads_several_result_files_as_one(tmp_path, capsys):
     assert f"| 3 (1000–1002) | {mean} | -2.600 (1002) |" in capsys.readouterr().out
 
 
+def test_against_pairs_every_run_with_a_builder_s_defaults(tmp_path, capsys):
+    from benchmarks.suites.calibration_summary import main
+
+    runs = [_record(1000, -2.3, 0.9), _record(1001, -2.5, 0.9)]
+    runs += [
+        _record(1000, -2.4, 0.9) | {"builder": "build_sod_dgp"},
+        _record(1001, -2.7, 0.9) | {"builder": "build_sod_dgp"},
+    ]
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(run | {"pit_histogram": [1] * 10}) + "\n" for run in runs))
+    assert main(["--results", str(path), "--against", "build_deep_gp"]) == 0
+    printed = capsys.readouterr().out.split("test log-lik, builder − deep_gp (s.e.)")[1]
+    assert "| sod_dgp | boston | default | 2 | -0.150 (0.050) | 0 of 2 |" in printed
+    assert "| deep_gp | boston" not in printed
+
+
 def test_the_pit_table_sums_the_uncalibrated_histograms():
     histograms = ([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [9, 8, 7, 6, 5, 4, 3, 2, 1, 0])
     runs = [_record(1000 + i, -2.3, 0.9, pit_histogram=h) for i, h in enumerate(histograms)]
