@@ -241,9 +241,8 @@ def paired_table(groups: Dict[tuple, List[Dict]]) -> str:
 def reference_table(groups: Dict[tuple, List[Dict]], reference: str = EXACT_GP) -> str:
     """Every run without calibration beside the ``reference``'s (the exact GP, least squares:
     ``linear``, or a builder's defaults, e.g. ``build_deep_gp``) on the same data set, over the
-    splits both ran: the mean of its test
-    log-likelihood minus the reference's (standard error), and on how many of those splits it is
-    higher. Empty when the reference has no runs."""
+    splits both ran: the mean of its test log-likelihood minus the reference's (standard error),
+    and on how many of those splits it is higher. Empty when the reference has no runs."""
     header = (
         f"| builder | data set | likelihood | splits in common | test log-lik, builder − {_reference_name(reference)} "
         "(s.e.) | builder higher on |\n|---|---|---|---|---|---|"
