@@ -19,7 +19,7 @@ from benchmarks.common import RESULTS_DIR
 from benchmarks.suites.calibration_summary import BARS, coverage_within_band, grouped, log_likelihood_bars
 from gpflow_deep.app.benchmark import parse_splits, read_results
 
-FRESH_SETS = ("1000-1009", "1010-1019", "3000-3009", "3010-3019", "4000-4009", "4010-4019")
+FRESH_SETS = ("1000-1009", "1010-1019", "3000-3009", "3010-3019", "4000-4009", "4010-4019", "5000-5009")
 """The sets of ten fresh splits that every builder has run on boston; concrete has 1000–1009,
 3000–3009 and 4000–4009."""
 RESULT_FILES = (
@@ -27,6 +27,7 @@ RESULT_FILES = (
     "calibration_second_ten.jsonl",
     "calibration_third_set.jsonl",
     "calibration_fourth_set.jsonl",
+    "calibration_fifth_set.jsonl",
 )
 
 
