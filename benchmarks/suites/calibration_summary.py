@@ -250,7 +250,7 @@ def reference_table(groups: Dict[tuple, List[Dict]], reference: str = EXACT_GP) 
     rows = []
     for (label, dataset, likelihood, _), records in _uncalibrated(groups).items():
         cells = _paired_cells(records, groups.get((reference, dataset, "default", 0.0)))
-        if cells is not None and label != reference:
+        if cells is not None:
             rows.append(f"| {label.removeprefix('build_')} | {dataset} | {likelihood} {cells}")
     return "\n".join([header] + rows) if rows else ""
 
