@@ -36,6 +36,7 @@ def test_each_set_reads_its_mean_worst_and_coverage_against_the_bars():
     assert cells[0] == "−2.345, −2.390 (1009), 0.90: all met"
     # one split below −2.8 misses the worst-split bar alone: the mean and the mean coverage hold
     assert cells[1] == "−2.405, −2.900 (1019), 0.88: **worst missed**"
+    assert cells[2] == "1 of 2"
 
 
 def test_the_coverage_bar_is_the_mean_90_percent_band():
@@ -50,7 +51,7 @@ def test_variants_held_out_runs_and_incomplete_sets_are_left_out():
     records += [_record(1000 + i, -2.0, builder="build_sod_dgp") for i in range(9)]
     table = bars_table(records, ["1000-1009"])
     assert len(table.splitlines()) == 3
-    assert _row(table, "deep_gp", "boston").endswith("−2.200, −2.200 (1000), 0.90: all met |")
+    assert _row(table, "deep_gp", "boston").endswith("−2.200, −2.200 (1000), 0.90: all met | 1 of 1 |")
 
 
 def test_a_set_not_run_is_blank_and_concrete_has_its_own_bars(tmp_path, capsys):
@@ -59,4 +60,5 @@ def test_a_set_not_run_is_blank_and_concrete_has_its_own_bars(tmp_path, capsys):
     path.write_text("".join(json.dumps(record) + "\n" for record in records))
     assert main(["--results", str(path), "--sets", "1000-1009", "3000-3009"]) == 0
     line = _row(capsys.readouterr().out, "deep_gp", "concrete")
-    assert line.endswith("| −3.200, −3.200 (1000), 0.90: **mean missed** |  |")
+    # the blank set is not counted
+    assert line.endswith("| −3.200, −3.200 (1000), 0.90: **mean missed** |  | 0 of 1 |")
