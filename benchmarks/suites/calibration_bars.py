@@ -1,8 +1,10 @@
 """Issue 34's bars, set of ten by set of ten: for every builder's current defaults (no options, its
 default learning rate, no held-out part) and the exact GP, on each data set with bars, each set of
 ten fresh splits' mean test log-likelihood, worst split and mean 90% coverage, and which bars they
-meet; the last column counts the sets that meet every bar. A set whose records are not all there
-(fewer than its splits) is left blank and not counted.
+meet. The last two columns count the sets that meet every bar, and estimate the chance that ten
+fresh splits drawn as these were meet every bar: the share of many sets of ten drawn without
+replacement from all the complete sets' splits pooled that do. A set whose records are not all
+there (fewer than its splits) is left blank and not counted.
 
 Examples::
 
@@ -17,7 +19,13 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from benchmarks.common import RESULTS_DIR
-from benchmarks.suites.calibration_summary import BARS, coverage_within_band, grouped, log_likelihood_bars
+from benchmarks.suites.calibration_summary import (
+    BARS,
+    COVERAGE_BAND,
+    coverage_within_band,
+    grouped,
+    log_likelihood_bars,
+)
 from gpflow_deep.app.benchmark import parse_splits, read_results
 
 FRESH_SETS = ("1000-1009", "1010-1019", "3000-3009", "3010-3019", "4000-4009", "4010-4019", "5000-5009", "6000-6009")
@@ -31,6 +39,25 @@ RESULT_FILES = (
     "calibration_fifth_set.jsonl",
     "calibration_sixth_set.jsonl",
 )
+
+
+RESAMPLED_SETS = 10_000
+"""How many sets of ten :func:`chance_of_meeting_every_bar` draws."""
+
+
+def chance_of_meeting_every_bar(dataset: str, records: Sequence[Dict], draws: int = RESAMPLED_SETS) -> float:
+    """The share of ``draws`` sets of ten records drawn without replacement from ``records`` (one
+    per split) whose mean and worst test log-likelihood and mean 90% coverage meet issue 34's
+    bars; the draws are seeded, so the share is the same on every call."""
+    rng = np.random.default_rng(0)
+    scores = np.array([record["log_likelihood"] for record in records])
+    coverage = np.array([record["coverage_90"] for record in records])
+    picks = np.argsort(rng.random((draws, len(records))), axis=1)[:, :10]  # [draws, 10], no repeats in a row
+    mean_bar, worst_bar = BARS[dataset]
+    low, high = COVERAGE_BAND
+    ninety = coverage[picks].mean(axis=1)
+    met = (scores[picks].mean(axis=1) >= mean_bar) & (scores[picks].min(axis=1) >= worst_bar)
+    return float(np.mean(met & (low <= ninety) & (ninety <= high)))
 
 
 def set_cell(dataset: str, records: List[Dict]) -> Tuple[str, bool]:
@@ -49,19 +76,27 @@ def set_cell(dataset: str, records: List[Dict]) -> Tuple[str, bool]:
 def bars_table(records: Sequence[Dict], sets: Sequence[str], steps: int = 3000) -> str:
     """One row per builder and data set, one column per set of splits (see the module's text)."""
     cells: Dict[tuple, Dict[str, Tuple[str, bool]]] = {}
+    pooled: Dict[tuple, List[Dict]] = {}
     for span in sets:
         splits = parse_splits(span)
         for (label, dataset, likelihood, fraction), group in grouped(records, splits, steps).items():
             current = " " not in label and likelihood == "default" and not fraction
             if current and dataset in BARS and len(group) == len(splits):
                 cells.setdefault((dataset, label), {})[span] = set_cell(dataset, group)
-    header = "| builder | data set | " + " | ".join(sets) + " | sets meeting every bar |\n|---|---|"
-    header += "---|" * (len(sets) + 1)
+                pooled.setdefault((dataset, label), []).extend(group)
+    header = (
+        "| builder | data set | "
+        + " | ".join(sets)
+        + " | sets meeting every bar | chance a set of ten meets every bar |"
+    )
+    header += "\n|---|---|" + "---|" * (len(sets) + 2)
     rows = []
     for (dataset, label), by_set in sorted(cells.items()):
         texts = " | ".join(by_set[span][0] if span in by_set else "" for span in sets)
         tally = f"{sum(met for _, met in by_set.values())} of {len(by_set)}"
-        rows.append(f"| {label.removeprefix('build_')} | {dataset} | {texts} | {tally} |")
+        splits = pooled[(dataset, label)]
+        chance = f"{chance_of_meeting_every_bar(dataset, splits):.2f} ({len(splits)} splits)"
+        rows.append(f"| {label.removeprefix('build_')} | {dataset} | {texts} | {tally} | {chance} |")
     return "\n".join([header] + rows)
 
 

@@ -3,7 +3,7 @@ complete sets, and each bar read as the issue states it."""
 
 import json
 
-from benchmarks.suites.calibration_bars import bars_table, main
+from benchmarks.suites.calibration_bars import bars_table, chance_of_meeting_every_bar, main
 
 TODAY = "2100-01-01 00:00:00"
 
@@ -37,6 +37,8 @@ def test_each_set_reads_its_mean_worst_and_coverage_against_the_bars():
     # one split below −2.8 misses the worst-split bar alone: the mean and the mean coverage hold
     assert cells[1] == "−2.405, −2.900 (1019), 0.88: **worst missed**"
     assert cells[2] == "1 of 2"
+    # half the sets of ten drawn from the twenty splits leave out split 1019, and only those meet every bar
+    assert cells[3].endswith("(20 splits)") and abs(float(cells[3].split()[0]) - 0.5) < 0.03
 
 
 def test_the_coverage_bar_is_the_mean_90_percent_band():
@@ -51,7 +53,9 @@ def test_variants_held_out_runs_and_incomplete_sets_are_left_out():
     records += [_record(1000 + i, -2.0, builder="build_sod_dgp") for i in range(9)]
     table = bars_table(records, ["1000-1009"])
     assert len(table.splitlines()) == 3
-    assert _row(table, "deep_gp", "boston").endswith("−2.200, −2.200 (1000), 0.90: all met | 1 of 1 |")
+    assert _row(table, "deep_gp", "boston").endswith(
+        "−2.200, −2.200 (1000), 0.90: all met | 1 of 1 | 1.00 (10 splits) |"
+    )
 
 
 def test_a_set_not_run_is_blank_and_concrete_has_its_own_bars(tmp_path, capsys):
@@ -61,4 +65,15 @@ def test_a_set_not_run_is_blank_and_concrete_has_its_own_bars(tmp_path, capsys):
     assert main(["--results", str(path), "--sets", "1000-1009", "3000-3009"]) == 0
     line = _row(capsys.readouterr().out, "deep_gp", "concrete")
     # the blank set is not counted
-    assert line.endswith("| −3.200, −3.200 (1000), 0.90: **mean missed** |  | 0 of 1 |")
+    assert line.endswith("| −3.200, −3.200 (1000), 0.90: **mean missed** |  | 0 of 1 | 0.00 (10 splits) |")
+
+
+def test_the_chance_counts_every_bar_on_sets_drawn_without_repeats():
+    # 20 splits, three of them below the worst-split bar: a set of ten avoids all three with
+    # probability C(17, 10) / C(20, 10) = 19448 / 184756
+    records = [_record(1000 + i, -2.9 if i < 3 else -2.3) for i in range(20)]
+    assert abs(chance_of_meeting_every_bar("boston", records) - 19448 / 184756) < 0.01
+    # the coverage bar: every split's 90% coverage 0.8 fails every set, whatever its scores
+    assert chance_of_meeting_every_bar("boston", [_record(1000 + i, -2.0, coverage_90=0.8) for i in range(20)]) == 0.0
+    # ten splits give the one set they make up
+    assert chance_of_meeting_every_bar("boston", records[3:13]) == 1.0
