@@ -9,9 +9,9 @@ from gpflow.kernels import Kernel
 from gpflow.likelihoods import Likelihood
 
 from gpflow_deep.builders.configuration import Presets, configure, log_choice
-from gpflow_deep.builders.initialisation import mean_column_variance
+from gpflow_deep.builders.initialisation import linear_fit_lost, linear_projection, mean_column_variance
 from gpflow_deep.builders.pilot_gp import pilot_noise_variance
-from gpflow_deep.builders.preparation import prepare_data
+from gpflow_deep.builders.preparation import BuilderData, prepare_data
 from gpflow_deep.builders.stack import KernelFactory, gp_layer_stack, plan_from_data
 from gpflow_deep.core.validation import check_above, check_choice, check_non_negative, check_positive_int
 from gpflow_deep.likelihoods import LinearMixingGaussian
@@ -22,6 +22,9 @@ BUILDER = "build_dspp"
 SIGMA_POINT_INITIALISATIONS = ("random", "gauss_hermite")
 PAPER_NUM_INDUCING = 300
 NOISE_START_SHARE, FALLBACK_FLOOR_SHARE = 0.1, 0.05
+HIDDEN_MEANS_LEARNED_ABOVE = 0.5
+"""The share of the targets' variance a held projection may hide from a linear fit before the
+hidden means are learned instead (``trainable_hidden_means=None``)."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,11 @@ class DSPPConfig(Presets):
     :ivar trainable_hidden_means: learn the hidden layers' linear means from their start, the PCA
         projection or the identity (the paper), or hold them there as DSVI does: learned, they
         carry an input far from the training rows wherever the fit points (``docs/dspp.md``, "Held
-        hidden means").
+        hidden means"). None: held, unless the PCA projection onto the hidden width hides more
+        than half of the targets' variance from least squares (R² on all inputs minus R² on the
+        projected ones above :data:`HIDDEN_MEANS_LEARNED_ABOVE`): PCA keeps the directions in which
+        the inputs vary most, and a predictive input of small variance, such as a one-hot column,
+        can be left out of all three.
     :ivar num_inducing: M k-means inducing inputs; None: ``inducing_per_point`` per training
         point within [``min_num_inducing``, ``max_num_inducing``], at most the rows given.
     :ivar min_num_inducing: the least M when ``num_inducing`` is None (100; the paper's 300).
@@ -73,7 +80,7 @@ class DSPPConfig(Presets):
 
     num_sigma_points: int = 10
     hidden_width: int = 3
-    trainable_hidden_means: bool = False
+    trainable_hidden_means: Optional[bool] = None
     num_inducing: Optional[int] = None
     min_num_inducing: int = 100
     max_num_inducing: int = PAPER_NUM_INDUCING
@@ -136,7 +143,7 @@ def build_dspp(
         data,
         config,
         seed,
-        trainable_means=config.trainable_hidden_means,
+        trainable_means=_trainable_hidden_means(config, data),
         bounds=bounds,
         per_point=config.inducing_per_point,
     )
@@ -169,6 +176,27 @@ def build_dspp(
         for parameter in [*model.sigma_points, model.weight_logits]:
             gpflow.set_trainable(parameter, False)
     return model
+
+
+def _trainable_hidden_means(config: DSPPConfig, data: BuilderData) -> bool:
+    """``config.trainable_hidden_means``, or when None whether the held projection of the inputs
+    onto the hidden width hides more than :data:`HIDDEN_MEANS_LEARNED_ABOVE` of the targets'
+    variance from a linear fit (logged)."""
+    if config.trainable_hidden_means is not None:
+        return config.trainable_hidden_means
+    width = check_positive_int("hidden_width", config.hidden_width)
+    if data.num_layers == 1 or width >= data.X.shape[1]:
+        return False  # no hidden layer, or a projection that drops nothing
+    lost = linear_fit_lost(data.X, _target_columns(data), linear_projection(data.X, width))
+    reason = f"the held projection hides {lost:.2f} of the targets' variance from a linear fit"
+    return log_choice(BUILDER, "trainable_hidden_means", lost > HIDDEN_MEANS_LEARNED_ABOVE, reason)
+
+
+def _target_columns(data: BuilderData) -> np.ndarray:
+    """``[n, P]`` targets as a linear fit reads them: class labels one-hot for a ``MultiClass``."""
+    if isinstance(data.likelihood, gpflow.likelihoods.MultiClass):
+        return np.eye(data.likelihood.num_classes)[data.Y[:, 0].astype(int)]
+    return data.Y
 
 
 def _default_likelihood(config: DSPPConfig, X: np.ndarray, Y: np.ndarray, seed: int) -> Likelihood:

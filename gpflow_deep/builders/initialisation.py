@@ -79,6 +79,23 @@ def linear_projection(X: np.ndarray, output_dim: int) -> np.ndarray:
     return np.concatenate([np.eye(input_dim), np.zeros((input_dim, output_dim - input_dim))], axis=1)
 
 
+def linear_fit_lost(X: np.ndarray, T: np.ndarray, W: np.ndarray) -> float:
+    """R²(X) − R²(X W): the share of the targets' variance that least squares (with an intercept)
+    explains from X ``[n, D]`` and no longer from the projected inputs X W (W ``[D, D_out]``), the
+    R² pooled over the columns of T ``[n, P]``; 0 when T is constant."""
+    centred = T - T.mean(axis=0)
+    total = float(np.sum(centred**2))
+    if total == 0.0:
+        return 0.0
+
+    def unexplained(inputs: np.ndarray) -> float:
+        design = np.concatenate([inputs, np.ones((len(inputs), 1))], axis=1)
+        coefficients = np.linalg.lstsq(design, T, rcond=None)[0]
+        return float(np.sum((T - design @ coefficients) ** 2))
+
+    return (unexplained(X @ W) - unexplained(X)) / total
+
+
 def linear_means(
     X: np.ndarray, Z: np.ndarray, widths: List[int], trainable: bool = False
 ) -> Tuple[List[MeanFunction], List[np.ndarray]]:
