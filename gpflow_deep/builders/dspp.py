@@ -40,7 +40,7 @@ class DSPPConfig(Presets):
         projection or the identity (the paper), or hold them there as DSVI does: learned, they
         carry an input far from the training rows wherever the fit points (``docs/dspp.md``, "Held
         hidden means"). None: held, unless the PCA projection onto the hidden width hides more
-        than half of the targets' variance from least squares (R² on all inputs minus R² on the
+        than half of the targets' variance from least squares (adjusted R² on all inputs minus on the
         projected ones above :data:`HIDDEN_MEANS_LEARNED_ABOVE`): PCA keeps the directions in which
         the inputs vary most, and a predictive input of small variance, such as a one-hot column,
         can be left out of all three.

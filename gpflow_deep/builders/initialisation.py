@@ -80,20 +80,22 @@ def linear_projection(X: np.ndarray, output_dim: int) -> np.ndarray:
 
 
 def linear_fit_lost(X: np.ndarray, T: np.ndarray, W: np.ndarray) -> float:
-    """R²(X) − R²(X W): the share of the targets' variance that least squares (with an intercept)
-    explains from X ``[n, D]`` and no longer from the projected inputs X W (W ``[D, D_out]``), the
-    R² pooled over the columns of T ``[n, P]``; 0 when T is constant."""
-    centred = T - T.mean(axis=0)
-    total = float(np.sum(centred**2))
-    if total == 0.0:
+    """R̄²(X) − R̄²(X W): the share of the targets' variance that least squares (with an intercept)
+    explains from X ``[n, D]`` and no longer from the projected inputs X W (W ``[D, D_out]``), in
+    adjusted R² (each residual variance divided by n − 1 − its inputs), pooled over the columns of
+    T ``[n, P]``; 0 when T is constant or when n ≤ D + 1 leaves the fit on X nothing to tell."""
+    n, D = X.shape
+    total = float(np.sum((T - T.mean(axis=0)) ** 2))
+    if total == 0.0 or n <= D + 1:
         return 0.0
 
     def unexplained(inputs: np.ndarray) -> float:
-        design = np.concatenate([inputs, np.ones((len(inputs), 1))], axis=1)
+        design = np.concatenate([inputs, np.ones((n, 1))], axis=1)
         coefficients = np.linalg.lstsq(design, T, rcond=None)[0]
-        return float(np.sum((T - design @ coefficients) ** 2))
+        residual = float(np.sum((T - design @ coefficients) ** 2))
+        return residual / (n - 1 - inputs.shape[1]) / (total / (n - 1))
 
-    return (unexplained(X @ W) - unexplained(X)) / total
+    return unexplained(X @ W) - unexplained(X)
 
 
 def linear_means(
