@@ -40,10 +40,10 @@ class DSPPConfig(Presets):
         projection or the identity (the paper), or hold them there as DSVI does: learned, they
         carry an input far from the training rows wherever the fit points (``docs/dspp.md``, "Held
         hidden means"). None: held, unless the PCA projection onto the hidden width hides more
-        than half of the targets' variance from least squares (adjusted R² on all inputs minus on the
-        projected ones above :data:`HIDDEN_MEANS_LEARNED_ABOVE`): PCA keeps the directions in which
-        the inputs vary most, and a predictive input of small variance, such as a one-hot column,
-        can be left out of all three.
+        than half of the targets' variance from least squares (adjusted R² on all inputs minus that
+        on the projected ones, above :data:`HIDDEN_MEANS_LEARNED_ABOVE`): PCA keeps the directions
+        in which the inputs vary most, and a predictive input of small variance, such as a one-hot
+        column, can be left out of all three.
     :ivar num_inducing: M k-means inducing inputs; None: ``inducing_per_point`` per training
         point within [``min_num_inducing``, ``max_num_inducing``], at most the rows given.
     :ivar min_num_inducing: the least M when ``num_inducing`` is None (100; the paper's 300).
