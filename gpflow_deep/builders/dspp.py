@@ -1,6 +1,6 @@
 """``build_dspp``: a deep sigma point process from data, with safe defaults or the paper's setup."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import gpflow
@@ -11,7 +11,7 @@ from gpflow.likelihoods import Likelihood
 from gpflow_deep.builders.configuration import Presets, configure, log_choice
 from gpflow_deep.builders.initialisation import linear_fit_lost, linear_projection, mean_column_variance
 from gpflow_deep.builders.pilot_gp import pilot_noise_variance
-from gpflow_deep.builders.preparation import BuilderData, prepare_data
+from gpflow_deep.builders.preparation import BuilderData, hidden_width, prepare_data
 from gpflow_deep.builders.stack import KernelFactory, gp_layer_stack, plan_from_data
 from gpflow_deep.core.validation import check_above, check_choice, check_non_negative, check_positive_int
 from gpflow_deep.likelihoods import LinearMixingGaussian
@@ -137,6 +137,7 @@ def build_dspp(
     check_choice("sigma_point_initialisation", config.sigma_point_initialisation, SIGMA_POINT_INITIALISATIONS)
     data_term = _data_term(config.expected_log_likelihood_weight)
     data = prepare_data(X, Y, num_layers, likelihood, lambda X, Y: _default_likelihood(config, X, Y, seed), num_data)
+    config = replace(config, hidden_width=hidden_width(BUILDER, config.hidden_width, data.X.shape[1]))
     bounds = (config.min_num_inducing, config.max_num_inducing)
     plans = plan_from_data(
         BUILDER,
@@ -180,14 +181,13 @@ def build_dspp(
 
 def _trainable_hidden_means(config: DSPPConfig, data: BuilderData) -> bool:
     """``config.trainable_hidden_means``, or when None whether the held projection of the inputs
-    onto the hidden width hides more than :data:`HIDDEN_MEANS_LEARNED_ABOVE` of the targets'
+    onto the (decided) hidden width hides more than :data:`HIDDEN_MEANS_LEARNED_ABOVE` of the targets'
     variance from a linear fit (logged)."""
     if config.trainable_hidden_means is not None:
         return config.trainable_hidden_means
-    width = check_positive_int("hidden_width", config.hidden_width)
-    if data.num_layers == 1 or width >= data.X.shape[1]:
+    if data.num_layers == 1 or config.hidden_width >= data.X.shape[1]:
         return False  # no hidden layer, or a projection that drops nothing
-    lost = linear_fit_lost(data.X, _target_columns(data), linear_projection(data.X, width))
+    lost = linear_fit_lost(data.X, _target_columns(data), linear_projection(data.X, config.hidden_width))
     reason = f"the held projection hides {lost:.2f} of the targets' variance from a linear fit"
     return log_choice(BUILDER, "trainable_hidden_means", lost > HIDDEN_MEANS_LEARNED_ABOVE, reason)
 

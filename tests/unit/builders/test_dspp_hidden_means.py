@@ -71,3 +71,10 @@ def test_class_labels_are_read_one_hot(rng):
     assert gd.build_dspp(X, on_the_rare_column, likelihood=likelihood).layers[0].mean_function.A.trainable
     on_a_kept_column = np.where(X[:, :1] > 0, 2.0, 1.0)
     assert not gd.build_dspp(X, on_a_kept_column, likelihood=likelihood).layers[0].mean_function.A.trainable
+
+
+def test_a_hidden_width_left_to_the_data_is_decided_before_the_rule(rng):
+    X = wide_table(rng)
+    Y = 3.0 * X[:, 5:] + 0.1 * rng.normal(size=(300, 1))
+    first = gd.build_dspp(X, Y, hidden_width=None).layers[0]
+    assert first.num_latent_gps == 6 and isinstance(first.mean_function, gpflow.mean_functions.Identity)
