@@ -80,7 +80,7 @@ def test_flights_design_drops_incomplete_rows_and_caps_text_columns(directory):
     paths = split_paths(directory, "flights")
     train = pd.read_csv(paths["train"])
     assert train.isna().any(axis=1).sum() > 0, "the table has cancelled flights"
-    complete = complete_rows(train)
+    complete = complete_rows(train, TABLES["flights"])
     design = Design(complete, TABLES["flights"])
     X = design(complete)
     assert X.shape[0] == len(complete) and np.all(np.isfinite(X))
@@ -93,7 +93,7 @@ def test_flights_design_drops_incomplete_rows_and_caps_text_columns(directory):
         first += width
     assert first == X.shape[1]
     record = run("linear", "flights", paths["train"], paths["test"], budget=1, seed=0)
-    test = complete_rows(pd.read_csv(paths["test"]))
+    test = complete_rows(pd.read_csv(paths["test"]), TABLES["flights"])
     assert record["rmse"] < 0.5 * test["arr_delay"].std()
 
 

@@ -28,7 +28,7 @@ import sys
 from typing import Dict, List, Optional
 
 DEFAULT_DIRECTORY = "/tmp/real_tables"
-TABLE_NAMES = ("birthdays", "fertility", "flights")
+TABLE_NAMES = ("birthdays", "fertility", "flights", "diamonds", "cps1988", "bribes", "mortgages")
 METHOD_NAMES = ("linear", "trees", "svgp100", "svgp500")
 
 
@@ -45,7 +45,7 @@ def cli_path() -> str:
 def run_ours(args: argparse.Namespace, fit_options: List[str]) -> Dict[str, object]:
     """Fit, evaluate (and for a class, predict) with the command line; its record."""
     from benchmarks.suites.scale.process_memory import run_measured
-    from benchmarks.suites.scale.real_tables_data import TABLES, split_paths
+    from benchmarks.suites.scale.real_tables_data import TABLES, complete_rows, split_paths, targets
     from benchmarks.suites.scale.real_tables_scores import class_scores, parse_evaluate_output
 
     table = TABLES[args.table]
@@ -54,7 +54,8 @@ def run_ours(args: argparse.Namespace, fit_options: List[str]) -> Dict[str, obje
     shutil.rmtree(run_dir, ignore_errors=True)
     env = child_environment(args.threads)
     missing = ["--drop-missing"] if table.missing_values else []
-    fit_command = [cli_path(), "fit", paths["train"], "--target", table.target, "--out", run_dir, *missing]
+    ignored = ["--ignore", *table.ignore] if table.ignore else []
+    fit_command = [cli_path(), "fit", paths["train"], "--target", table.target, "--out", run_dir, *missing, *ignored]
     fit = run_measured(fit_command + fit_options, env)
     record = dict(fit_command=" ".join(fit_command[1:] + fit_options), fit_seconds=fit.seconds, fit_peak_mb=fit.peak_mb)
     if fit.returncode:
@@ -77,8 +78,11 @@ def run_ours(args: argparse.Namespace, fit_options: List[str]) -> Dict[str, obje
         )
         if predicted.returncode:
             return dict(record, failed=predicted.output[-800:])
-        labels = (pd.read_csv(paths["test"])[table.target] == "yes").to_numpy(float)
-        record["scores_from_predict"] = class_scores(labels, pd.read_csv(predictions_csv)["probability_yes"].to_numpy())
+        test = pd.read_csv(paths["test"])
+        if table.missing_values:
+            test = complete_rows(test, table)
+        probability = pd.read_csv(predictions_csv)[f"probability_{table.positive_label}"].to_numpy()
+        record["scores_from_predict"] = class_scores(targets(test, table), probability)
     return record
 
 

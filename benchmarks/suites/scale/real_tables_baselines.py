@@ -22,7 +22,7 @@ Prepared = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 def prepare(train_csv: str, test_csv: str, table: Table) -> Prepared:
     """``X_train [N, D], y_train [N], X_test [T, D], y_test [T]`` in the baselines' design, of the
     rows that miss no value."""
-    train, test = complete_rows(pd.read_csv(train_csv)), complete_rows(pd.read_csv(test_csv))
+    train, test = complete_rows(pd.read_csv(train_csv), table), complete_rows(pd.read_csv(test_csv), table)
     design = Design(train, table)
     return design(train), targets(train, table), design(test), targets(test, table)
 
