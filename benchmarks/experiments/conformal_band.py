@@ -31,12 +31,12 @@ BATCH = 500
 
 
 def thresholds(calibration: np.ndarray, levels: Sequence[float]) -> np.ndarray:
-    """``[..., K]``: the calibrated level r* of each level from scores ``[..., n]``, the ⌈(n + 1) p⌉-th
-    smallest (1.0 when that rank exceeds n)."""
+    """``[..., K]``: the calibrated score s* of each level from scores ``[..., n]``, the ⌈(n + 1) p⌉-th
+    smallest (inf when that rank exceeds n: every new score is at or below it)."""
     n = calibration.shape[-1]
     ranks = [_rank(n, level) for level in levels]
     ordered = np.sort(calibration, axis=-1)
-    return np.stack([ordered[..., k - 1] if k <= n else np.ones(ordered.shape[:-1]) for k in ranks], axis=-1)
+    return np.stack([ordered[..., k - 1] if k <= n else np.full(ordered.shape[:-1], np.inf) for k in ranks], axis=-1)
 
 
 def _rank(num_rows: int, level: float) -> int:

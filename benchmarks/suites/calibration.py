@@ -159,9 +159,9 @@ def test_scores(model, X, Y, y_std: float, calibration=None, exact_density: bool
     if calibration is not None:
         hits = np.zeros(len(LEVELS))
         for rows, means, variances, log_weights in chunks:
-            # y is in the central interval of level r exactly when its score is ≤ r
+            # y is in the calibrated interval exactly when its score is ≤ s*
             reached = conformity_scores(Y[rows, 0] * y_std, means[..., 0], variances[..., 0], log_weights)
-            hits += [np.sum(reached <= calibration.calibrated_level(level)) for level in LEVELS]
+            hits += [np.sum(reached <= calibration.calibrated_score(level)) for level in LEVELS]
         coverage = hits / len(Y)
         record.update({f"calibrated_coverage_{round(100 * level)}": float(c) for level, c in zip(LEVELS, coverage)})
     return record

@@ -12,7 +12,7 @@ from gpflow_deep.builders.configuration import SETUP_ALIAS, Presets, configure, 
 from gpflow_deep.builders.initialisation import linear_means, mean_column_variance
 from gpflow_deep.builders.preparation import BuilderData, gaussian_likelihood, hidden_width, prepare_data
 from gpflow_deep.builders.stack import KernelFactory, rbf_factory
-from gpflow_deep.builders.subsets import select_subset
+from gpflow_deep.builders.subsets import select_subset, subset_copies
 from gpflow_deep.core.validation import check_choice, check_positive_int
 from gpflow_deep.layers.subset.subset_last_layer import SubsetLastLayer
 from gpflow_deep.layers.subset.subset_layer import SubsetLayer
@@ -188,6 +188,7 @@ def build_sod_dgp(
         data.X[indices],
         num_data=data.num_data,
         num_samples=config.num_samples,
+        subset_copies=subset_copies(data.X, data.Y, indices, data.num_data),
         num_prediction_samples=config.num_prediction_samples,
         seed=seed,
     )

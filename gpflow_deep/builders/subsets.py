@@ -54,3 +54,16 @@ def select_subset(
     if size is not None and len(indices) != size:
         raise ValueError(f"subset_size={size} but the subset function returned {len(indices)} indices")
     return indices
+
+
+def subset_copies(X: np.ndarray, Y: np.ndarray, indices: np.ndarray, num_data: int) -> np.ndarray:
+    """``[M]``: how many of the N = ``num_data`` training rows equal each subset row (x, y), itself
+    and any equal subset rows included, from the n rows ``X [n, D]``, ``Y [n, P]`` given: exact
+    when they are all N; from a sample, the m equal subset rows plus the sample's other copies
+    scaled by (N − m)/(n − m)."""
+    rows = np.concatenate([X, Y], axis=1)
+    _, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
+    values = inverse.reshape(-1)[indices]
+    in_subset = np.bincount(values, minlength=len(counts))[values].astype(float)
+    others = counts[values] - in_subset
+    return in_subset + others * (num_data - in_subset) / np.maximum(len(rows) - in_subset, 1.0)

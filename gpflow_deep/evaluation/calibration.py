@@ -71,10 +71,19 @@ def central_interval(
     """The central ``level`` interval of the mixture at each point: its (1 ∓ level)/2 quantiles."""
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be in (0, 1), got {level}")
-    tail = (1.0 - level) / 2
+    return tail_interval((1.0 - level) / 2, means, variances, log_weights)
+
+
+def tail_interval(
+    tail: float, means: np.ndarray, variances: np.ndarray, log_weights: np.ndarray
+) -> Tuple[np.ndarray, np.ndarray]:
+    """``([N], [N])``: the interval that leaves probability ``tail`` ∈ (0, ½) beyond each end: the
+    upper end is solved as the lower one of −Y, so a tail far below float64's resolution of 1 − tail
+    (a central level of 1 − 1e-40) is still solved."""
+    means = np.asarray(means, dtype=float)
     return (
         mixture_quantile(tail, means, variances, log_weights),
-        mixture_quantile(1.0 - tail, means, variances, log_weights),
+        -mixture_quantile(tail, -means, variances, log_weights),
     )
 
 

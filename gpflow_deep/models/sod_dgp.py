@@ -1,6 +1,6 @@
 """SoDDGP: subset-of-data variational inference for deep GPs (Jain, Srijith & Khan 2021)."""
 
-from typing import Sequence
+from typing import Optional, Sequence
 
 import tensorflow as tf
 from check_shapes import check_shapes, inherit_check_shapes
@@ -15,6 +15,7 @@ from gpflow_deep.models.base import DeepMixtureModel, objective_shapes
 from gpflow_deep.models.parameter_count import num_trainable_parameters
 from gpflow_deep.objectives import (
     complement_expected_log_likelihood,
+    complement_weights,
     in_subset,
     layer_inputs,
     subset_expected_log_likelihood,
@@ -42,6 +43,8 @@ class SoDDGP(DeepMixtureModel):
     :param likelihood: the Gaussian likelihood whose variance the last layer shares.
     :param subset_inputs: X_S ``[M, D]``, the rows of the training inputs in the subset.
     :param num_data: N, the number of training points (subset included).
+    :param subset_copies: ``[M]``, how many of the N training rows equal each subset point (itself
+        included); None: 1 each, every subset point distinct.
     :param num_samples: T, paths per training step (the paper's 10).
     :param options: ``num_prediction_samples`` (T for predictions: the paper's 50 here) and the
         rest of :class:`DeepMixtureModel`'s.
@@ -54,6 +57,7 @@ class SoDDGP(DeepMixtureModel):
         subset_inputs: TensorType,
         num_data: int,
         num_samples: int = 10,
+        subset_copies: Optional[TensorType] = None,
         **options,
     ):
         options.setdefault("num_prediction_samples", 50)
@@ -68,6 +72,11 @@ class SoDDGP(DeepMixtureModel):
         if X_S.shape.rank != 2 or X_S.shape[1] != self.input_dim:
             raise ValueError(f"subset_inputs must be [M, {self.input_dim}], got shape {X_S.shape.as_list()}")
         self.subset_inputs = Parameter(X_S, trainable=False, name="subset_inputs")
+        copies = tf.ones(X_S.shape[:1], default_float()) if subset_copies is None else subset_copies
+        copies = tf.convert_to_tensor(copies, dtype=default_float())
+        if copies.shape != X_S.shape[:1] or not bool(tf.reduce_all(copies >= 1.0)):
+            raise ValueError(f"subset_copies must be [{X_S.shape[0]}] counts of at least 1, got {copies.numpy()!r}")
+        self.subset_copies = Parameter(copies, trainable=False, name="subset_copies")
         self.propagation = SubsetFirst(self.subset_inputs)
         self.num_samples = check_positive_int("num_samples", num_samples)
 
@@ -90,6 +99,16 @@ class SoDDGP(DeepMixtureModel):
         """Whether each row (x, y) is a subset point (equal to some (x_S, y_S))."""
         return in_subset(X, Y, self.subset_inputs, self.layers[-1].subset_targets)
 
+    @check_shapes(
+        "X: [B, D]",
+        "Y: [B, P]",
+        "return: [B]",
+    )
+    def complement_weights(self, X: tf.Tensor, Y: tf.Tensor) -> tf.Tensor:
+        """Each row's weight in the complement's term: 1, 0 for a distinct subset point, and
+        1 − m/c for a row equal to m subset points that c training rows equal."""
+        return complement_weights(X, Y, self.subset_inputs, self.layers[-1].subset_targets, self.subset_copies)
+
     @objective_shapes
     def elbo(self, data: RegressionData) -> tf.Tensor:
         """The SoD ELBO (eq. 11) on a (mini)batch of the training data, scaled to all N points:
@@ -102,7 +121,7 @@ class SoDDGP(DeepMixtureModel):
         paths = tf.shape(last.means)[0]  # T, or 1 for a single layer: its inputs are the same on every path
         batch = GaussianMixture(last.means, last.variances, uniform_log_weights(paths, X.dtype))
         complement = complement_expected_log_likelihood(
-            self.likelihood, batch, X, Y, self.num_data, self.in_subset(X, Y)
+            self.likelihood, batch, X, Y, self.num_data, self.complement_weights(X, Y)
         )
         subset = subset_expected_log_likelihood(
             self.likelihood, last.subset_means, last.subset_variances, self.layers[-1].subset_targets

@@ -26,6 +26,7 @@ from gpflow_deep.objectives.regularised import regularised_data_term
 from gpflow_deep.objectives.regularisers import layer_inputs, total_regulariser
 from gpflow_deep.objectives.subset import (
     complement_expected_log_likelihood,
+    complement_weights,
     in_subset,
     subset_expected_log_likelihood,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "BlendedLogLikelihood",
     "DataTerm",
     "complement_expected_log_likelihood",
+    "complement_weights",
     "data_term_shapes",
     "expected_log_likelihood",
     "in_subset",

@@ -18,22 +18,51 @@ from gpflow_deep.objectives.data_terms import MIXTURE_ON_BATCH, minibatch_scale,
 )
 def in_subset(X: tf.Tensor, Y: tf.Tensor, subset_inputs: tf.Tensor, subset_targets: tf.Tensor) -> tf.Tensor:
     """Whether each row (x, y) is a subset point, equal to some (x_S, y_S)."""
+    return tf.reduce_any(_equal_to_subset(X, Y, subset_inputs, subset_targets), axis=-1)
+
+
+def _equal_to_subset(X: tf.Tensor, Y: tf.Tensor, subset_inputs: tf.Tensor, subset_targets: tf.Tensor) -> tf.Tensor:
+    """``[B, M]``: whether batch row b's (x, y) equals subset point m's."""
     subset = tf.concat([subset_inputs, subset_targets], axis=1)
     rows = tf.concat([X, Y], axis=1)
-    return tf.reduce_any(tf.reduce_all(tf.equal(rows[:, None, :], subset[None]), axis=-1), axis=-1)
+    return tf.reduce_all(tf.equal(rows[:, None, :], subset[None]), axis=-1)
 
 
-@check_shapes(*MIXTURE_ON_BATCH, "in_subset: [B]", "return: []")
-def complement_expected_log_likelihood(
-    likelihood: Likelihood, mixture: GaussianMixture, X: tf.Tensor, Y: tf.Tensor, num_data, in_subset: tf.Tensor
+@check_shapes(
+    "X: [B, D]",
+    "Y: [B, P]",
+    "subset_inputs: [M, D]",
+    "subset_targets: [M, P]",
+    "subset_copies: [M]",
+    "return: [B]",
+)
+def complement_weights(
+    X: tf.Tensor, Y: tf.Tensor, subset_inputs: tf.Tensor, subset_targets: tf.Tensor, subset_copies: tf.Tensor
 ) -> tf.Tensor:
-    """(N/B) Σ_{n ∈ batch, n ∉ S} Σ_t w_t E_{N(f | μ_t, σ²_t)}[log p(y_n | f)]: eq. 11's first term.
+    """Each batch row's weight in the complement's sum: 1, or 1 − m/c for a row equal to m subset
+    points (x_S, y_S) that c training rows equal (``subset_copies``, itself included).
 
-    Batches are drawn from all N training points and the rows ``in_subset`` count zero, because
-    the subset's term is counted in full every step: each training point counts once per epoch."""
+    A row is recognised only by its value, so when a subset point has c − m copies outside the
+    subset (a table of discrete columns repeats rows), every one of the c equal rows counts
+    (c − m)/c: together they count c − m, the copies outside the subset, as eq. 11 asks. With
+    c = m (a distinct point) the weight is 0, the point counted by the subset's term alone."""
+    equal = _equal_to_subset(X, Y, subset_inputs, subset_targets)
+    matched = tf.reduce_sum(tf.cast(equal, X.dtype), axis=-1)
+    copies = tf.reduce_max(tf.where(equal, tf.cast(subset_copies, X.dtype)[None], tf.zeros_like(equal, X.dtype)), -1)
+    return tf.where(matched > 0, 1.0 - matched / tf.maximum(copies, tf.maximum(matched, 1.0)), tf.ones_like(matched))
+
+
+@check_shapes(*MIXTURE_ON_BATCH, "weights: [B]", "return: []")
+def complement_expected_log_likelihood(
+    likelihood: Likelihood, mixture: GaussianMixture, X: tf.Tensor, Y: tf.Tensor, num_data, weights: tf.Tensor
+) -> tf.Tensor:
+    """(N/B) Σ_{n ∈ batch} w_n Σ_t w_t E_{N(f | μ_t, σ²_t)}[log p(y_n | f)]: eq. 11's first term.
+
+    Batches are drawn from all N training points and a subset point's rows weigh less
+    (:func:`complement_weights`: 0 for a distinct one), because the subset's term is counted in
+    full every step: each training point counts once per epoch."""
     pointwise = pointwise_expected_log_likelihood(likelihood, mixture, X, Y)
-    complement = tf.where(in_subset, tf.zeros_like(pointwise), pointwise)
-    return minibatch_scale(X, num_data) * tf.reduce_sum(complement)
+    return minibatch_scale(X, num_data) * tf.reduce_sum(tf.cast(weights, pointwise.dtype) * pointwise)
 
 
 @check_shapes(

@@ -10,7 +10,7 @@ from gpflow_deep.evaluation.conformal import ConformalLevels
 def test_the_thresholds_are_the_package_s_calibrated_levels():
     scores = np.random.default_rng(0).uniform(size=(6, 19))
     levels = (0.5, 0.8, 0.9, 0.95, 0.97)  # 0.97: rank 20 > 19 rows, the whole line
-    expected = [[ConformalLevels(row).calibrated_level(level) for level in levels] for row in scores]
+    expected = [[ConformalLevels(row).calibrated_score(level) for level in levels] for row in scores]
     np.testing.assert_array_equal(thresholds(scores, levels), expected)
 
 

@@ -17,6 +17,7 @@ from benchmarks.suites.scale.real_tables_data import (  # noqa: E402
     Design,
     complete_rows,
     split_paths,
+    targets,
     write_split,
 )
 from benchmarks.suites.scale.real_tables_scores import (  # noqa: E402
@@ -95,6 +96,17 @@ def test_flights_design_drops_incomplete_rows_and_caps_text_columns(directory):
     record = run("linear", "flights", paths["train"], paths["test"], budget=1, seed=0)
     test = complete_rows(pd.read_csv(paths["test"]), TABLES["flights"])
     assert record["rmse"] < 0.5 * test["arr_delay"].std()
+
+
+def test_an_ignored_id_is_left_out_and_a_numeric_class_is_its_positive_label(tmp_path):
+    write_split("bribes", str(tmp_path), seed=3, rows=2000)
+    train = pd.read_csv(split_paths(str(tmp_path), "bribes")["train"])
+    design = Design(complete_rows(train, TABLES["bribes"]), TABLES["bribes"])
+    assert "uid" in train.columns and "uid" not in design.names() and "f117" not in design.names()
+    train.loc[train.index[0], "uid"] = np.nan  # a missing id does not drop its row: it is never read
+    assert len(complete_rows(train, TABLES["bribes"])) == len(train.dropna(subset=["f117", "country"]))
+    labels = pd.DataFrame({"home_ownership": [0, 1, 1]})
+    np.testing.assert_array_equal(targets(labels, TABLES["mortgages"]), [0.0, 1.0, 1.0])
 
 
 @pytest.mark.slow

@@ -44,9 +44,7 @@ TABLES: Dict[str, Table] = {
     ),
     "diamonds": Table("ggplot2", "diamonds", "price", classification=False),
     "cps1988": Table("AER", "CPS1988", "wage", classification=False),
-    "bribes": Table(
-        "stevedata", "wvs_justifbribe", "f117", classification=False, missing_values=True, ignore=("uid",)
-    ),
+    "bribes": Table("stevedata", "wvs_justifbribe", "f117", classification=False, missing_values=True, ignore=("uid",)),
     "mortgages": Table("causaldata", "mortgages", "home_ownership", classification=True, positive_label="1"),
 }
 """The first three since 2026-11-23; the other four (2026-12-01) check the command line on tables

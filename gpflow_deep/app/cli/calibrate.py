@@ -68,16 +68,16 @@ def _print_changes(scores: np.ndarray, levels, components: tuple) -> None:
     central level that calibration uses instead, the coverage guaranteed on new rows, and the median
     change in width over the sampled mixtures ``components`` (``[S, m]``, ``[S, m]``, ``[S]``)."""
     from gpflow_deep.evaluation.calibration import central_interval
+    from gpflow_deep.evaluation.conformal import describe_level, score_of_level
 
     print(f"{'level':>5}  {'held-out coverage':>17}  {'calibrated to':>13}  {'new rows covered':>18}  width")
     for level in REPORTED_LEVELS:
-        raw = float(np.mean(scores <= level))
-        calibrated = levels.calibrated_level(level)
+        raw = float(np.mean(scores <= score_of_level(level)))
         expected = levels.expected_coverage(level)
-        if calibrated >= 1.0:
+        if levels.is_unbounded(level):
             used, width = "unbounded", "unbounded (too few rows)"
         else:
-            used = f"central {100 * calibrated:.1f}%"
+            used = f"central {describe_level(levels.calibrated_score(level))}"
             raw_lower, raw_upper = central_interval(level, *components)
             lower, upper = levels.interval(level, *components)
             width = f"x{np.median((upper - lower) / (raw_upper - raw_lower)):.2f}"

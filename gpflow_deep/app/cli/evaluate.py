@@ -85,8 +85,8 @@ class _RegressionScores:
 
         y = Y * self.scale + self.shift
         self.scores.add(y, chunk.means, chunk.variances, chunk.log_weights, chunk.log_density)
-        if self.calibration is not None:  # y is in the central interval of level r exactly when its score is ≤ r
-            reach = self.calibration.levels.calibrated_level(COVERAGE_LEVEL)
+        if self.calibration is not None:  # y is in the calibrated interval exactly when its score is ≤ s*
+            reach = self.calibration.levels.calibrated_score(COVERAGE_LEVEL)
             self.calibrated_hits += int(np.count_nonzero(chunk_scores(chunk, y[:, 0]) <= reach))
 
     def results(self) -> dict:

@@ -241,12 +241,13 @@ def _calibrate(directory, config, preprocessing, model, rows, name: str) -> None
 
     from gpflow_deep.app.calibration import calibration_from_scores, held_out_scores, save_calibration
     from gpflow_deep.app.run_directory import Run
+    from gpflow_deep.evaluation.conformal import score_of_level
 
     began = time.perf_counter()
     X, Y = rows
     scores = held_out_scores(Run(directory, config, preprocessing, model), X, Y)
     save_calibration(directory, calibration_from_scores(scores, f"{name} (held out by fit)"))
-    raw = float(np.mean(scores <= 0.9))  # every score: the stored map keeps only some ranks
+    raw = float(np.mean(scores <= score_of_level(0.9)))  # every score: the stored map keeps only some ranks
     print(
         f"calibrated on {len(X):,} held-out rows in {time.perf_counter() - began:.1f} s: the model's own 90% "
         f"interval covered {raw:.3f} of them; predict writes the calibrated intervals"

@@ -95,6 +95,7 @@ class _Intervals:
 
     def __init__(self, run_dir: str, level: float, uncalibrated: bool):
         from gpflow_deep.app.calibration import load_calibration
+        from gpflow_deep.evaluation.conformal import describe_level
 
         self.level = level
         calibration = None if uncalibrated else load_calibration(run_dir)
@@ -105,7 +106,7 @@ class _Intervals:
         if self.levels is None:
             reason = " (--uncalibrated)" if uncalibrated else " (the run is not calibrated)"
             self.description = f"{interval} of the predictive mixture{reason}"
-        elif self.levels.calibrated_level(level) >= 1.0:
+        elif self.levels.is_unbounded(level):
             self.description = (
                 f"{interval}, calibrated on {calibration.describe()}: unbounded, as {self.levels.num_rows} "
                 f"held-out rows are too few for this level"
@@ -113,7 +114,7 @@ class _Intervals:
         else:
             self.description = (
                 f"{interval}, calibrated on {calibration.describe()}: the predictive's central "
-                f"{100 * self.levels.calibrated_level(level):.1f}% interval"
+                f"{describe_level(self.levels.calibrated_score(level))} interval"
             )
 
     def __call__(self, means, variances, log_weights) -> tuple:

@@ -84,7 +84,9 @@ def test_calibrated_intervals_cover_fresh_rows_at_the_level(calibrated, tmp_path
     with open(f"{run_dir}/{CALIBRATION_FILE}") as handle:
         stored = json.load(handle)
     assert stored["rows"] == CALIBRATION and stored["source"] == "held_out.csv" and stored["created"]
-    assert len(stored["scores"]) == CALIBRATION and stored["scores"] == sorted(stored["scores"])
+    assert len(stored["log_tail_scores"]) == CALIBRATION and stored["log_tail_scores"] == sorted(
+        stored["log_tail_scores"]
+    )
 
     assert main(["evaluate", run_dir, fresh, "--plot", fresh + ".png"]) == 0
     scores = printed_values(capsys.readouterr().out)

@@ -28,7 +28,7 @@ def test_held_out_rows_calibrate_the_run(tmp_path, capsys):
     held = int(out.split("calibration: ")[1].split(" rows held out")[0])
     assert 25 <= held <= 75 and f"calibrated on {held} held-out rows" in out
     stored = json.loads((tmp_path / "run" / CALIBRATION_FILE).read_text())
-    assert len(stored["scores"]) == held and stored["source"] == "houses.csv (held out by fit)"
+    assert len(stored["log_tail_scores"]) == held and stored["source"] == "houses.csv (held out by fit)"
     training = json.loads((tmp_path / "run" / "training.json").read_text())
     assert training["training_rows"] + training["held_out_rows"] == 200
     predictions = tmp_path / "predictions.csv"

@@ -5,7 +5,14 @@ import pytest
 
 import gpflow_deep as gd
 from gpflow_deep.evaluation.calibration import central_interval, interval_coverage
-from gpflow_deep.evaluation.conformal import ConformalLevels, calibrate, conformity_scores, predict_interval
+from gpflow_deep.evaluation.conformal import (
+    ConformalLevels,
+    calibrate,
+    conformity_scores,
+    describe_level,
+    level_of_score,
+    predict_interval,
+)
 
 
 def overconfident_scores(rng, n):
@@ -38,7 +45,9 @@ def test_too_few_rows_give_the_whole_line():
     assert levels.calibrated_level(0.9) == 1.0  # ⌈6 · 0.9⌉ = 6 > 5
     lower, upper = levels.interval(0.9, np.zeros((1, 3)), np.ones((1, 3)), np.zeros(1))
     assert np.all(np.isneginf(lower)) and np.all(np.isposinf(upper))
-    assert levels.calibrated_level(0.5) == pytest.approx(0.3)  # ⌈6 · 0.5⌉ = 3rd smallest
+    assert levels.is_unbounded(0.9) and not levels.is_unbounded(0.5)
+    assert levels.calibrated_score(0.5) == pytest.approx(0.3)  # ⌈6 · 0.5⌉ = 3rd smallest
+    assert levels.calibrated_level(0.5) == pytest.approx(1 - np.exp(-0.3))
 
 
 def test_the_calibrated_interval_is_the_mixtures_own_central_interval():
@@ -54,8 +63,9 @@ def test_scores_round_trip_and_bad_scores_are_refused():
     assert ConformalLevels.from_dict(levels.to_dict()).scores.tolist() == [0.1, 0.2, 0.3]
     with pytest.raises(ValueError, match="at least one"):
         ConformalLevels(np.array([]))
-    with pytest.raises(ValueError, match=r"\[0, 1\]"):
-        ConformalLevels(np.array([0.5, 1.5]))
+    for bad in (-0.5, np.nan):
+        with pytest.raises(ValueError, match="at least 0"):
+            ConformalLevels(np.array([0.5, bad]))
     with pytest.raises(ValueError, match="level"):
         levels.calibrated_level(1.0)
 
@@ -74,18 +84,44 @@ def test_model_intervals_are_the_predictive_mixtures(rng):
     expected = central_interval(0.9, y_means, y_variances, mixture.log_weights.numpy())
     np.testing.assert_allclose((lower, upper), expected, rtol=1e-10)
     levels = calibrate(model, X, Y, num_samples=3, seed=4)
-    assert levels.num_rows == 30 and np.all((levels.scores >= 0) & (levels.scores <= 1))
+    assert levels.num_rows == 30 and np.all(levels.scores >= 0)
     wide = predict_interval(model, X, 0.5, calibrate=levels, num_samples=3, seed=4)
     assert interval_coverage(Y[:, 0], *wide) >= 0.5  # on its own calibration rows
     with pytest.raises(ValueError, match=r"\[n, 1\]"):
         calibrate(model, X, Y[:-1], num_samples=3, seed=4)
 
 
-def test_a_target_far_out_scores_one_even_where_the_weights_sum_rounds_above_one():
-    """Seven components of weight 1/7: far out, 1 − F would be the rounding of their sum (±2e-16,
-    by the order of the summation); the far tail itself is 0."""
+def test_scores_are_the_log_tail_of_the_central_interval_that_reaches_the_target():
+    """s = −log(2 min(F, 1 − F)): 0 at the median, and level_of_score(s) the central level whose
+    interval ends at y, against scipy's normal CDF for a one-component mixture."""
+    from scipy.stats import norm
+
+    y = np.array([0.3, -1.7, 2.0, 0.0])
+    scores = conformity_scores(y, np.zeros((1, 4)), np.full((1, 4), 4.0), np.zeros(1))
+    levels = [level_of_score(score) for score in scores]
+    np.testing.assert_allclose(levels, np.abs(2 * norm.cdf(y / 2.0) - 1), rtol=1e-12, atol=1e-15)
+    assert scores[3] == 0.0 and describe_level(scores[2]) == "68.3%"
+
+
+def test_targets_far_out_keep_their_order_where_the_level_rounds_to_one():
+    """Seven components of weight 1/7: 10 and 20 sds out, |2F − 1| is 1.0 in float64 for both, but
+    their scores stay finite and ordered, and so does the calibrated interval (a narrow predictive
+    of a discrete target puts many calibration rows that far out)."""
     log_weights = np.full(7, -np.log(7.0))
-    means, variances = np.zeros((7, 2)), np.ones((7, 2))
-    scores = conformity_scores(np.array([50.0, -50.0]), means, variances, log_weights)
-    np.testing.assert_array_equal(scores, [1.0, 1.0])
-    assert ConformalLevels(scores).calibrated_level(0.5) == 1.0
+    means, variances = np.zeros((7, 3)), np.ones((7, 3))
+    scores = conformity_scores(np.array([10.0, -20.0, 20.0]), means, variances, log_weights)
+    assert 40 < scores[0] < scores[1] < np.inf and scores[1] == pytest.approx(scores[2])
+    assert level_of_score(scores[0]) == 1.0 and describe_level(scores[0]).startswith("1 − 1.5e-23")
+    levels = ConformalLevels(np.r_[np.zeros(5), scores[:1]])  # the 90% rank (⌈7 · 0.9⌉ = 7) is past n: unbounded
+    assert levels.is_unbounded(0.9)
+    levels = ConformalLevels(np.r_[np.zeros(8), scores[0], scores[0]])  # ⌈11 · 0.9⌉ = 10: the far score
+    lower, upper = levels.interval(0.9, means, variances, log_weights)
+    np.testing.assert_allclose(lower, -10.0, rtol=1e-9)
+    np.testing.assert_allclose(upper, 10.0, rtol=1e-9)
+
+
+def test_a_file_of_the_older_level_scores_is_read_as_log_tails():
+    """Run directories written before 2026-11-30 stored the levels r = 1 − exp(−s); 1.0 was the whole line."""
+    older = ConformalLevels.from_dict({"rows": 3, "scores": [0.5, 0.9, 1.0]})
+    np.testing.assert_allclose(older.scores, [np.log(2.0), np.log(10.0), np.inf])
+    assert older.is_unbounded(0.75) and older.calibrated_level(0.5) == pytest.approx(0.9)

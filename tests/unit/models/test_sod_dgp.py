@@ -12,6 +12,7 @@ from scipy.stats import norm
 import gpflow_deep as gd
 from gpflow_deep import SoDDGP
 from gpflow_deep.builders import kmeans_subset, random_subset, select_subset
+from gpflow_deep.builders.subsets import subset_copies
 from gpflow_deep.layers import SubsetLastLayer, SubsetLayer
 from gpflow_deep.layers.subset.subset_last_layer import condition_on_targets
 from gpflow_deep.propagation import sample_layers
@@ -233,6 +234,38 @@ def test_every_training_point_counts_once_across_an_epoch(rng, tiny_jitter):
     assert model.in_subset(X, Y).numpy().sum() == len(indices)
 
 
+def test_a_table_that_repeats_its_rows_counts_each_row_once(rng, tiny_jitter):
+    """Every row three times: a subset point's two other copies are training rows outside the
+    subset, and its three equal rows weigh 2/3 each, so the full-batch objective is still SVGP's on
+    all 3N rows, and the epoch's mean batch objective is the full one."""
+    model, X, Y, indices = one_layer_model(rng)
+    X3, Y3 = np.tile(X, (3, 1)), np.tile(Y, (3, 1))
+    model = SoDDGP(
+        model.layers, model.likelihood, X[indices], num_data=3 * len(X), num_samples=2,
+        subset_copies=subset_copies(X3, Y3, indices, 3 * len(X)),
+    )  # fmt: skip
+    np.testing.assert_array_equal(model.subset_copies.numpy(), 3.0)
+    np.testing.assert_allclose(model.complement_weights(X3, Y3).numpy().sum(), 3 * len(X) - len(indices))
+    full = model.elbo((X3, Y3)).numpy()
+    np.testing.assert_allclose(full, svgp_with_q_hat(model, X3, Y3).elbo((X3, Y3)), rtol=1e-6)
+    batches = [model.elbo((X3[rows], Y3[rows])).numpy() for rows in np.split(rng.permutation(3 * len(X)), 6)]
+    np.testing.assert_allclose(np.mean(batches), full, rtol=1e-10)
+
+
+def test_subset_copies_are_counted_on_all_rows_and_scaled_from_a_sample(rng):
+    X = rng.integers(0, 3, size=(600, 2)).astype(float)  # nine distinct inputs, each about 67 times
+    Y = np.zeros((600, 1))
+    equal_to_first = np.all(X == X[0], axis=1)
+    indices = np.array([0, np.argmin(equal_to_first), np.flatnonzero(equal_to_first)[1]])  # the first and last equal
+    exact = subset_copies(X, Y, indices, len(X))
+    count_0, count_1 = (np.sum(np.all(X == X[row], axis=1)) for row in indices[:2])
+    np.testing.assert_array_equal(exact, [count_0, count_1, count_0])
+    sample = subset_copies(X, Y, indices, 10 * len(X))  # the 600 rows as a sample of 6,000
+    np.testing.assert_allclose(sample[:2], [2 + (count_0 - 2) * 5998 / 598, 1 + (count_1 - 1) * 5999 / 599])
+    distinct = subset_copies(rng.normal(size=(50, 2)), np.zeros((50, 1)), np.arange(5), 10_000)
+    np.testing.assert_array_equal(distinct, 1.0)  # a distinct row has no copies, however large N
+
+
 @pytest.mark.parametrize("joint_sampling", [False, True])
 def test_a_mean_function_adds_to_every_rows_mean_and_leaves_variances_and_kl_alone(rng, joint_sampling):
     """F = m(inputs) + G with q over G_S (GPflow's convention): the marginals are G's plus m of
@@ -395,6 +428,8 @@ def test_bad_construction_is_refused(rng):
         SubsetLastLayer(gpflow.kernels.Matern32(), 8, 1, gpflow.likelihoods.StudentT(), Y[indices])
     with pytest.raises(ValueError, match="needs the inputs"):
         layer.regulariser()
+    with pytest.raises(ValueError, match="subset_copies"):
+        SoDDGP([layer], model.likelihood, X[indices], num_data=len(X), subset_copies=np.zeros(len(indices)))
     assert np.isfinite(model.regulariser())
 
 
