@@ -70,7 +70,7 @@ def _print_changes(scores: np.ndarray, levels, components: tuple) -> None:
     from gpflow_deep.evaluation.calibration import central_interval
     from gpflow_deep.evaluation.conformal import describe_level, score_of_level
 
-    print(f"{'level':>5}  {'held-out coverage':>17}  {'calibrated to':>13}  {'new rows covered':>18}  width")
+    print(f"{'level':>5}  {'held-out coverage':>17}  {'calibrated to':>20}  {'new rows covered':>18}  width")
     for level in REPORTED_LEVELS:
         raw = float(np.mean(scores <= score_of_level(level)))
         expected = levels.expected_coverage(level)
@@ -82,4 +82,4 @@ def _print_changes(scores: np.ndarray, levels, components: tuple) -> None:
             lower, upper = levels.interval(level, *components)
             width = f"x{np.median((upper - lower) / (raw_upper - raw_lower)):.2f}"
         guarantee = f">= {level:.2f} (~{expected:.3f})"
-        print(f"{100 * level:>4.0f}%  {raw:>17.3f}  {used:>13}  {guarantee:>18}  {width}")
+        print(f"{100 * level:>4.0f}%  {raw:>17.3f}  {used:>20}  {guarantee:>18}  {width}")
