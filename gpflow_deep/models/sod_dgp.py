@@ -76,7 +76,7 @@ class SoDDGP(DeepMixtureModel):
         copies = tf.convert_to_tensor(copies, dtype=default_float())
         if copies.shape != X_S.shape[:1] or not bool(tf.reduce_all(copies >= 1.0)):
             raise ValueError(f"subset_copies must be [{X_S.shape[0]}] counts of at least 1, got {copies.numpy()!r}")
-        self.subset_copies = Parameter(copies, trainable=False, name="subset_copies")
+        self.subset_copies = copies  # a count of the training data, like num_data: not a saved variable
         self.propagation = SubsetFirst(self.subset_inputs)
         self.num_samples = check_positive_int("num_samples", num_samples)
 

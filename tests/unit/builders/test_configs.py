@@ -62,9 +62,6 @@ def assert_same_model(first, second):
     assert [type(layer) for layer in first.layers] == [type(layer) for layer in second.layers]
 
 
-# parameters that models have had since the digests were written (SoD's counts of each subset
-# point's equal training rows, 2026-11-30: 1 for these distinct rows, as the objective assumed before)
-PARAMETERS_ADDED_SINCE = (".subset_copies",)
 # defaults changed on purpose since the digests were written, restored for the calls that used them
 DEFAULTS_CHANGED_SINCE = {
     "sod_dgp_large": dict(num_samples=10),  # SoD's T: the paper's 10, then 1 (docs/sod.md)
@@ -85,8 +82,6 @@ def test_the_calls_of_before_the_configs_give_the_same_models(name):
     with open(PATH) as file:
         reference = json.load(file)[name]
     today = digest(*build(name, **DEFAULTS_CHANGED_SINCE.get(name, {})))
-    for key in PARAMETERS_ADDED_SINCE:
-        today.pop(key, None)
     assert sorted(today) == sorted(reference)
     # random features' cos and sin are float32's since the digests were written (their initial
     # weights are fitted to the features): float32's rounding, 1e-6 relative, bounds the change
