@@ -19,6 +19,7 @@ from gpflow_deep.app.cli.fit_plan import (
     DEFAULT_ITERATIONS,
     DEFAULT_MINIBATCH,
     DEFAULT_STREAMED_EPOCHS,
+    DEFAULT_STREAMED_MIN_ITERATIONS,
     DEFAULT_STREAMED_SECONDS,
     IN_MEMORY_ROWS,
     plan_training,
@@ -83,7 +84,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         help=f"training steps (default: {DEFAULT_ITERATIONS}; above {IN_MEMORY_ROWS:,} training rows, "
-        f"{DEFAULT_STREAMED_EPOCHS} epochs but at least {DEFAULT_ITERATIONS} steps, or "
+        f"{DEFAULT_STREAMED_EPOCHS} epochs but at least {DEFAULT_STREAMED_MIN_ITERATIONS:,} steps, or "
         f"{DEFAULT_STREAMED_SECONDS / 60:.0f} minutes, whichever comes first)",
     )
     length.add_argument("--epochs", type=float, default=None, help="passes over the training rows")

@@ -1,8 +1,9 @@
 """What ``gpflow-deep fit`` trains on and for how long, from its options and the table's size:
 full batch in memory for small tables, minibatches streamed from disk for large ones, and a length
 in iterations, epochs or wall time (by default 2,000 steps; on a streamed table
-:data:`DEFAULT_STREAMED_EPOCHS` passes over its rows but at least 2,000 steps, or
-:data:`DEFAULT_STREAMED_SECONDS`, whichever ends first)."""
+:data:`DEFAULT_STREAMED_EPOCHS` passes over its rows but at least
+:data:`DEFAULT_STREAMED_MIN_ITERATIONS` steps, or :data:`DEFAULT_STREAMED_SECONDS`, whichever
+ends first)."""
 
 import argparse
 import math
@@ -25,10 +26,17 @@ more than their size: on Birthdays (300,000 rows) 10 minutes gave ``deep_gp`` 36
 models that propagate several paths per step (DSPP's 10 sigma points, AEP's 20 Monte Carlo paths)
 1,000 rows is also what keeps a step's memory bounded (AEP on 10,000 passed 2.3 GB)."""
 DEFAULT_ITERATIONS = 2000
-"""Steps by default: on a table trained in memory, and at least on a streamed one (so that a table
-just above :data:`IN_MEMORY_ROWS` does not train shorter than one just below)."""
+"""Steps by default on a table trained in memory (full batch)."""
+DEFAULT_STREAMED_MIN_ITERATIONS = 10_000
+"""Steps at least on a streamed table by default, under :data:`DEFAULT_STREAMED_SECONDS`: 50 passes
+over a table of 25,000-50,000 rows are 1,250-2,500 steps of 1,000 rows, and at 2,000 steps
+(their minimum until 2026-11-30) ``random_feature_dgp`` on diamonds scored −8.056 against −7.376
+with 10,000 steps, ``sod_dgp`` −7.840 against −7.734, and ``sod_dgp`` on cps1988 −7.520 against
+−7.412 with 8,000, its objective still rising (``docs/benchmarks.md`` §11, "Four tables no default
+was run on"). A table just above :data:`IN_MEMORY_ROWS` thus takes more steps than the
+:data:`DEFAULT_ITERATIONS` full-batch steps of one just below."""
 DEFAULT_STREAMED_EPOCHS = 50
-"""Passes over a streamed table by default (at least :data:`DEFAULT_ITERATIONS` steps), under
+"""Passes over a streamed table by default (at least :data:`DEFAULT_STREAMED_MIN_ITERATIONS` steps), under
 :data:`DEFAULT_STREAMED_SECONDS`. On the 300,000-row tables of ``docs/benchmarks.md`` §11 the
 models that took 2,000 steps in one to three minutes scored better with the rest of the 10
 minutes, in nats per test row: on Birthdays one-layer ``deep_gp`` (about 60 passes) +0.15,
@@ -96,7 +104,7 @@ def plan_training(args: argparse.Namespace, training_rows: int) -> TrainingPlan:
     elif time_budget is not None:
         iterations = None
     elif streamed:
-        iterations = max(DEFAULT_ITERATIONS, DEFAULT_STREAMED_EPOCHS * steps_per_epoch)
+        iterations = max(DEFAULT_STREAMED_MIN_ITERATIONS, DEFAULT_STREAMED_EPOCHS * steps_per_epoch)
         return TrainingPlan(training_rows, batch_size, iterations, DEFAULT_STREAMED_SECONDS, True, default_length=True)
     else:
         return TrainingPlan(training_rows, batch_size, DEFAULT_ITERATIONS, None, False, default_length=True)

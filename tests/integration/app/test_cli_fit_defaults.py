@@ -38,10 +38,12 @@ def test_a_streamed_table_trains_50_epochs_or_10_minutes_by_default():
     )
 
 
-@pytest.mark.parametrize("rows, iterations", [(10_001, 2000), (40_000, 2000), (40_001, 2000), (41_000, 2050)])
-def test_a_streamed_table_takes_at_least_2000_steps(rows, iterations):
+@pytest.mark.parametrize(
+    "rows, iterations", [(10_001, 10_000), (200_000, 10_000), (200_999, 10_000), (210_000, 10_500)]
+)
+def test_a_streamed_table_takes_at_least_10000_steps(rows, iterations):
     assert plan_training(options(), rows).iterations == iterations
-    assert plan_training(options(batch_size=500), rows).iterations == max(2000, 50 * (rows // 500))
+    assert plan_training(options(batch_size=500), rows).iterations == max(10_000, 50 * (rows // 500))
 
 
 def test_a_small_table_keeps_full_batch_and_2000_steps():
@@ -73,12 +75,12 @@ def test_the_default_time_bound_stops_a_streamed_fit_and_is_recorded(tmp_path, c
     arguments = ["fit", data, "--target", "price", "--batch-size", "10", "--calibration-fraction", "0"]
     assert main(arguments + ["--out", str(tmp_path / "run")]) == 0
     out = capsys.readouterr().out
-    assert "2,000 iterations (333 epochs) or 1 s, whichever comes first [default on more than 20 rows]" in out
+    assert "10,000 iterations (1.67e+03 epochs) or 1 s, whichever comes first [default on more than 20 rows]" in out
     assert "choosing" not in out
     assert "likelihood: gaussian (20 rows are too few to choose; at least 100)" in out
     config = json.loads((tmp_path / "run" / "config.json").read_text())
-    assert (config["training"]["iterations"], config["training"]["time_budget"]) == (2000, 1.0)
-    assert json.loads((tmp_path / "run" / "training.json").read_text())["iterations"] < 2000
+    assert (config["training"]["iterations"], config["training"]["time_budget"]) == (10_000, 1.0)
+    assert json.loads((tmp_path / "run" / "training.json").read_text())["iterations"] < 10_000
 
 
 def test_an_explicit_likelihood_skips_the_choice(tmp_path, capsys):
