@@ -49,7 +49,7 @@ def complement_weights(
     equal = _equal_to_subset(X, Y, subset_inputs, subset_targets)
     matched = tf.reduce_sum(tf.cast(equal, X.dtype), axis=-1)
     copies = tf.reduce_max(tf.where(equal, tf.cast(subset_copies, X.dtype)[None], tf.zeros_like(equal, X.dtype)), -1)
-    return tf.where(matched > 0, 1.0 - matched / tf.maximum(copies, tf.maximum(matched, 1.0)), tf.ones_like(matched))
+    return 1.0 - matched / tf.maximum(tf.maximum(copies, matched), 1.0)  # 1 where nothing matched
 
 
 @check_shapes(*MIXTURE_ON_BATCH, "weights: [B]", "return: []")

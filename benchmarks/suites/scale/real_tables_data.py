@@ -47,7 +47,7 @@ TABLES: Dict[str, Table] = {
     "bribes": Table("stevedata", "wvs_justifbribe", "f117", classification=False, missing_values=True, ignore=("uid",)),
     "mortgages": Table("causaldata", "mortgages", "home_ownership", classification=True, positive_label="1"),
 }
-"""The first three since 2026-11-23; the other four (2026-12-01) check the command line on tables
+"""The first three since 2026-11-23; the other four (2026-11-30) check the command line on tables
 its defaults were never run on: ``diamonds`` (ggplot2, 53,940 rows: the price from carat, cut,
 colour, clarity and five sizes), ``cps1988`` (AER, 28,155: the weekly wage from education,
 experience, ethnicity, city, region and part-time work), ``bribes`` (stevedata's
@@ -152,7 +152,7 @@ def complete_rows(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
 
 
 def targets(frame: pd.DataFrame, table: Table) -> np.ndarray:
-    """``[N]``: the target as floats (classification: 1.0 for ``yes``)."""
+    """``[N]``: the target as floats (classification: 1.0 for the table's ``positive_label``)."""
     column = frame[table.target]
     if table.classification:
         return (column.astype(str) == table.positive_label).to_numpy(float)

@@ -36,8 +36,8 @@ with 10,000 steps, ``sod_dgp`` −7.840 against −7.734, and ``sod_dgp`` on cps
 was run on"). A table just above :data:`IN_MEMORY_ROWS` thus takes more steps than the
 :data:`DEFAULT_ITERATIONS` full-batch steps of one just below."""
 DEFAULT_STREAMED_EPOCHS = 50
-"""Passes over a streamed table by default (at least :data:`DEFAULT_STREAMED_MIN_ITERATIONS` steps), under
-:data:`DEFAULT_STREAMED_SECONDS`. On the 300,000-row tables of ``docs/benchmarks.md`` §11 the
+"""Passes over a streamed table by default (at least :data:`DEFAULT_STREAMED_MIN_ITERATIONS`
+steps), under :data:`DEFAULT_STREAMED_SECONDS`. On the 300,000-row tables of ``docs/benchmarks.md`` §11 the
 models that took 2,000 steps in one to three minutes scored better with the rest of the 10
 minutes, in nats per test row: on Birthdays one-layer ``deep_gp`` (about 60 passes) +0.15,
 ``sod_dgp`` (56) +0.23 and ``random_feature_dgp`` (80) +0.17; on flights ``deep_gp`` (19) +0.06,
