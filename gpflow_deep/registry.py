@@ -348,9 +348,13 @@ def accepts_likelihood(builder: Callable) -> bool:
     return "likelihood" in inspect.signature(builder).parameters
 
 
-def make_likelihood(name: str, num_classes: Optional[int] = None) -> Optional["gpflow.likelihoods.Likelihood"]:
+def make_likelihood(
+    name: str, num_classes: Optional[int] = None, robust_max: bool = False
+) -> Optional["gpflow.likelihoods.Likelihood"]:
     """The GPflow likelihood called ``name``; None for ``gaussian`` (each builder's own default,
-    the Gaussian of its paper's initialisation)."""
+    the Gaussian of its paper's initialisation). ``multiclass`` is the softmax
+    (:class:`~gpflow_deep.likelihoods.Softmax`), or with ``robust_max`` GPflow's ``MultiClass``
+    (the command line's until 2026-11-30, which its older runs restore)."""
     if name == "gaussian":
         return None
     if name not in LIKELIHOODS:
@@ -365,4 +369,8 @@ def make_likelihood(name: str, num_classes: Optional[int] = None) -> Optional["g
         return gpflow.likelihoods.Bernoulli()
     if num_classes is None or num_classes < 2:
         raise ValueError("the multiclass likelihood needs at least 2 classes")
-    return gpflow.likelihoods.MultiClass(num_classes)
+    if robust_max:
+        return gpflow.likelihoods.MultiClass(num_classes)
+    from gpflow_deep.likelihoods import Softmax
+
+    return Softmax(num_classes)

@@ -53,6 +53,8 @@ class RunConfig:
     :ivar sample_moments: that sample's ``input_mean``, ``input_std`` (one per input), ``target_mean``
         and ``target_std``.
     :ivar builder_options: the builder's other keywords (``fit --option``), fields of its config.
+    :ivar multiclass_link: ``"softmax"`` (``gpflow-deep fit`` since 2026-11-30) or ``"robust_max"``
+        (GPflow's ``MultiClass``, which runs written before, without this field, used).
     """
 
     model: str
@@ -66,13 +68,14 @@ class RunConfig:
     num_classes: Optional[int] = None
     training: dict = field(default_factory=dict)
     builder_options: dict = field(default_factory=dict)
+    multiclass_link: str = "robust_max"
 
     def build(self, X: np.ndarray, Y: np.ndarray):
         """A fresh model from the builder, initialised from the (encoded) sample X ``[K, D]``,
         Y ``[K, 1]`` of a training set of ``num_data`` rows."""
         builder = builder_named(self.builder)
         arguments = dict(num_layers=self.num_layers, seed=self.seed)
-        likelihood = make_likelihood(self.likelihood, self.num_classes)
+        likelihood = make_likelihood(self.likelihood, self.num_classes, self.multiclass_link == "robust_max")
         if likelihood is not None:
             if not accepts_likelihood(builder):
                 raise ValueError(f"model {self.model} supports only a Gaussian likelihood, not {self.likelihood}")

@@ -13,7 +13,7 @@ from gpflow_deep.builders.initialisation import linear_fit_lost, linear_projecti
 from gpflow_deep.builders.pilot_gp import pilot_noise_variance
 from gpflow_deep.builders.preparation import BuilderData, hidden_width, prepare_data
 from gpflow_deep.builders.stack import KernelFactory, gp_layer_stack, plan_from_data
-from gpflow_deep.core.validation import check_above, check_choice, check_non_negative, check_positive_int
+from gpflow_deep.core.validation import CATEGORICAL, check_above, check_choice, check_non_negative, check_positive_int
 from gpflow_deep.likelihoods import LinearMixingGaussian
 from gpflow_deep.models.dspp import DSPP, BlendedLogLikelihood, gauss_hermite_sigma_points, random_sigma_points
 from gpflow_deep.objectives import DataTerm, predictive_log_likelihood
@@ -193,8 +193,8 @@ def _trainable_hidden_means(config: DSPPConfig, data: BuilderData) -> bool:
 
 
 def _target_columns(data: BuilderData) -> np.ndarray:
-    """``[n, P]`` targets as a linear fit reads them: class labels one-hot for a ``MultiClass``."""
-    if isinstance(data.likelihood, gpflow.likelihoods.MultiClass):
+    """``[n, P]`` targets as a linear fit reads them: class labels one-hot for a categorical likelihood."""
+    if isinstance(data.likelihood, CATEGORICAL):
         return np.eye(data.likelihood.num_classes)[data.Y[:, 0].astype(int)]
     return data.Y
 

@@ -7,6 +7,9 @@ import tensorflow as tf
 from gpflow.likelihoods import Bernoulli, Likelihood, MultiClass, Poisson
 
 from gpflow_deep.layers import check_layer
+from gpflow_deep.likelihoods import Softmax
+
+CATEGORICAL = (MultiClass, Softmax)  # likelihoods of class labels 0…K−1 in one column
 
 
 def check_positive_int(name: str, value) -> int:
@@ -85,7 +88,7 @@ def as_model_data(data, model, name: str = "data", training: bool = False) -> Tu
 def check_targets(name: str, Y, likelihood: Likelihood, output_dim: int) -> None:
     """Targets ``[N, P]`` that ``likelihood`` can score on a last layer of ``output_dim`` latent
     functions: the right column count, 0/1 labels for ``Bernoulli``, integer labels in [0, K) for
-    ``MultiClass``, counts ≥ 0 for ``Poisson``."""
+    ``MultiClass`` or ``Softmax``, counts ≥ 0 for ``Poisson``."""
     Y = np.asarray(Y)
     kind = type(likelihood).__name__
     columns = _target_columns(likelihood, output_dim)
@@ -96,16 +99,16 @@ def check_targets(name: str, Y, likelihood: Likelihood, output_dim: int) -> None
         )
     if isinstance(likelihood, Bernoulli):
         _reject(name, Y, ~np.isin(Y, (0, 1)), "0/1 labels for a Bernoulli likelihood")
-    elif isinstance(likelihood, MultiClass):
+    elif isinstance(likelihood, CATEGORICAL):
         K = likelihood.num_classes
-        _reject(name, Y, (Y < 0) | (Y >= K) | (Y != np.round(Y)), f"integer class labels in [0, {K}) for MultiClass")
+        _reject(name, Y, (Y < 0) | (Y >= K) | (Y != np.round(Y)), f"integer class labels in [0, {K}) for {kind}")
     elif isinstance(likelihood, Poisson):
         _reject(name, Y, Y < 0, "non-negative counts for a Poisson likelihood")
 
 
 def _target_columns(likelihood: Likelihood, output_dim: int) -> Optional[int]:
     """The column count of Y the likelihood takes; None when it cannot be told."""
-    if isinstance(likelihood, MultiClass):
+    if isinstance(likelihood, CATEGORICAL):
         return 1
     if getattr(likelihood, "observation_dim", None) is not None:
         return likelihood.observation_dim

@@ -132,7 +132,13 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--patience", type=int, default=10, help="held-out checks without improvement before stopping (default: 10)"
     )
-    parser.add_argument("--drop-missing", action="store_true", help="drop rows with missing values instead of failing")
+    parser.add_argument(
+        "--drop-missing",
+        action="store_true",
+        help="drop rows with missing input values (default: fill them, numbers and dates with the training "
+        "mean, text with no category, and mark each such column with one more input; predict, evaluate "
+        "and calibrate then fill them alike). Rows without a target are always left out",
+    )
     parser.add_argument(
         "--ignore",
         nargs="+",
@@ -230,6 +236,7 @@ def _learned_table(reader, args, held):
         validation_fraction=held.fraction,
         seed=args.seed,
         sample_rows=IN_MEMORY_ROWS,
+        drop_missing=args.drop_missing,
         on_batch=progress,
     )
     progress.close()
@@ -311,6 +318,7 @@ def _initialised_model(args, table, likelihood: str, builder_options: dict, X_sa
         sample_moments=sample_moments(X_sample, Y_sample),
         num_classes=len(table.preprocessing.labels) if likelihood == "multiclass" else None,
         builder_options=builder_options,
+        multiclass_link="softmax",
     )
     began = time.perf_counter()
     if len(X_sample) < table.training_rows:
@@ -396,6 +404,7 @@ def _save(args, config, preprocessing, model, result, table, choice, quiet: bool
         held_out_log_density=max(score for _, score in result.validation) if result.validation else None,
         rows=table.rows,
         dropped_rows=table.missing_rows,
+        filled_rows_per_column=table.filled_columns,
         training_rows=table.training_rows,
         held_out_rows=table.held_out_rows,
         inputs=preprocessing.encoded_names,
@@ -416,16 +425,18 @@ def _trained(result) -> str:
 
 
 def _check_rows(args, table, name: str, held) -> None:
-    """Missing values refused (or reported as dropped), and enough rows left to train and hold out."""
-    missing = table.missing_message(name)
-    if missing is not None:
-        if not args.drop_missing:
-            raise CommandError(
-                f"{missing}; fix them, pass --drop-missing, or leave mostly empty columns out with --ignore"
-            )
+    """The rows dropped for missing values and the columns filled, reported, and enough rows left to
+    train and hold out."""
+    if args.drop_missing and table.missing_rows:
         print(table.missing_message(name, dropped=True))
-        if table.rows == table.missing_rows:
-            raise CommandError("no rows left after dropping those with missing values")
+    elif table.missing_rows:
+        target = table.preprocessing.target
+        print(f"{name}: {table.missing_rows:,} of {table.rows:,} rows have no value of the target {target!r}: left out")
+    filled = table.filled_message(name)
+    if filled is not None:
+        print(filled)
+    if table.rows == table.missing_rows:
+        raise CommandError("no rows left after dropping those with missing values")
     if held.fraction > 0 and not held.default and table.held_out_rows == 0:
         raise CommandError(f"{held.option} {held.fraction} of {table.rows} rows holds out no row")
     if table.training_rows < 2:

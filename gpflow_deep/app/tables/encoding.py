@@ -1,9 +1,13 @@
 """How a table's rows become model inputs ``X`` and targets ``Y``: numeric columns standardised,
 date and time columns as days since 1970-01-01 standardised alike, text columns one-hot encoded
 with their categories saved (the most frequent and an "other" level if there were too many),
-regression targets standardised, class labels mapped to 0…K−1. A :class:`Preprocessing` is plain
-data that round-trips through JSON, so that a run directory applies it again to new rows, batch by
-batch; those saved before dates, "other" levels and left-out columns existed load unchanged."""
+regression targets standardised, class labels mapped to 0…K−1. A missing input value is filled
+(:attr:`Preprocessing.fill_missing`): a number or date with the training mean (0 once
+standardised), text with no category (every one-hot input 0), and a column that had missing values
+in training has one more input, 1 where the value is missing. A :class:`Preprocessing` is plain data
+that round-trips through JSON, so that a run directory applies it again to new rows, batch by batch;
+those saved before dates, "other" levels, left-out columns and filled values existed load
+unchanged (they fill nothing: their callers refuse or drop rows with missing values)."""
 
 from dataclasses import asdict, dataclass, field
 from typing import List, Optional, Sequence
@@ -17,6 +21,7 @@ from gpflow_deep.app.tables.rows import NUMERIC, TEXT, Rows, TableError
 from gpflow_deep.registry import CLASSIFICATION_LIKELIHOODS
 
 OTHER = "(other)"  # the one-hot level of the values of a text column not among its categories
+MISSING = "(missing)"  # the input marking a column's missing values
 
 
 def label_text(value) -> str:
@@ -36,12 +41,15 @@ class Preprocessing:
     :ivar features: per input column, in order: ``{"name", "kind": "numeric", "mean", "std"}``,
         ``{"name", "kind": "date", "mean", "std"}`` (in days since 1970-01-01) or
         ``{"name", "kind": "categorical", "categories", "other"}`` (``other``: whether the values not
-        among ``categories`` share one more input; if not, or absent, they are refused).
+        among ``categories`` share one more input; if not, or absent, they are refused); each may
+        have ``"missing": True``, one more input marking the rows where the column is missing.
     :ivar target_mean: the mean subtracted from a regression target (Gaussian, Student-t, auto).
     :ivar target_std: the standard deviation a regression target is divided by.
     :ivar labels: class labels (as text) in the order of the classes 0…K−1.
-    :ivar left_out: columns of the training table that are not inputs (identifiers, and those the
-        user ignored); a table may have them or not.
+    :ivar left_out: columns of the training table that are not inputs (identifiers, those the
+        user ignored, those with no value); a table may have them or not.
+    :ivar fill_missing: whether rows with missing input values are filled and used (the run's
+        default since 2026-11-30); if not, they are dropped or refused, as ``--drop-missing`` asks.
     """
 
     target: str
@@ -51,6 +59,7 @@ class Preprocessing:
     target_std: float = 1.0
     labels: Optional[List[str]] = None
     left_out: List[str] = field(default_factory=list)
+    fill_missing: bool = False
 
     @property
     def input_columns(self) -> List[str]:
@@ -60,13 +69,16 @@ class Preprocessing:
     @property
     def encoded_names(self) -> List[str]:
         """One name per model input: the column, or ``column=category`` for one-hot columns (and
-        ``column=(other)`` for their "other" level)."""
+        ``column=(other)`` for their "other" level), then ``column=(missing)`` if it marks missing
+        values."""
         names = []
         for feature in self.features:
             if feature["kind"] == "categorical":
                 names += [f"{feature['name']}={category}" for category in _levels(feature)]
             else:
                 names.append(feature["name"])
+            if feature.get("missing", False):
+                names.append(f"{feature['name']}={MISSING}")
         return names
 
     @property
@@ -95,18 +107,25 @@ class Preprocessing:
             raise TableError(f"{table_name} has columns the model was not trained on: {', '.join(unknown)}")
 
     def inputs(self, rows: Rows, table_name: str) -> np.ndarray:
-        """``[n, D]`` float64 model inputs of the rows (which have no missing values)."""
+        """``[n, D]`` float64 model inputs of the rows, missing values filled (the mean, no
+        category) and marked where the feature has a ``missing`` input."""
         parts = []
         for feature in self.features:
+            missing = rows.missing(feature["name"])
             values = rows.columns[feature["name"]]
             where = f"{table_name}: column {feature['name']!r}"
             if feature["kind"] == "date":
                 values = _days(values, where)
             if feature["kind"] == "categorical":
-                index = _category_index(values, feature["categories"], where, other=feature.get("other", False))
-                parts.append(np.eye(len(_levels(feature)))[index])
+                present = pc.drop_null(values)
+                index = _category_index(present, feature["categories"], where, other=feature.get("other", False))
+                one_hot = np.zeros((rows.num_rows, len(_levels(feature))))
+                one_hot[np.flatnonzero(~missing), index] = 1.0
+                parts.append(one_hot)
             else:
-                parts.append(((values - feature["mean"]) / feature["std"])[:, None])
+                parts.append(np.where(missing, 0.0, (values - feature["mean"]) / feature["std"])[:, None])
+            if feature.get("missing", False):
+                parts.append(missing.astype(float)[:, None])
         return np.concatenate(parts, axis=1)
 
     def targets(self, rows: Rows, table_name: str) -> np.ndarray:

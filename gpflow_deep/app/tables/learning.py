@@ -12,9 +12,16 @@ Each input column becomes, in this order of checks:
 - other text: one-hot of its 100 most frequent values and one "other" input for the rest.
 
 The text values are counted in bounded memory (:class:`~.statistics.CategoryCounts`), over the
-rows with no missing value. What was done to a column other than the first three is a line of
-:attr:`LearnedTable.notes`, for the caller to show once (``gpflow-deep fit`` logs it at WARNING), as
-is a regression target's extreme that looks like a cap or a floor (:func:`~.statistics.heaped_extremes`).
+rows where the column has a value.
+
+Rows without a target value are left out. A missing input value is filled (the mean of a number
+or date, no category for text) and, in a column that has any, marked by one more input
+(:class:`~.encoding.Preprocessing`); a column with no value at all is left out. With
+``drop_missing`` every row missing any value is left out instead.
+
+What was done to a column other than the first three is a line of :attr:`LearnedTable.notes`, for
+the caller to show once (``gpflow-deep fit`` logs it at WARNING), as is a regression target's
+extreme that looks like a cap or a floor (:func:`~.statistics.heaped_extremes`).
 
 ``likelihood="auto"`` picks the likelihood from the target: text with 2 labels is ``"bernoulli"``,
 with more ``"multiclass"``; numbers that are all 0 or 1 (both present) are ``"bernoulli"``; any
@@ -27,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
 import numpy as np
+import pyarrow.compute as pc
 
 from gpflow_deep.app.tables.dates import days_since_epoch
 from gpflow_deep.app.tables.encoding import Preprocessing, label_text
@@ -54,9 +62,11 @@ AUTO = "auto"
 class LearnedTable:
     """What :func:`learn_table` found.
 
-    :ivar rows: the rows of the file; ``missing_rows`` of them lack a value (``missing_columns``:
-        how many rows lack one in each column that lacks any)
-        and were left out of everything else.
+    :ivar rows: the rows of the file; ``missing_rows`` of them lack the target (or, with
+        ``drop_missing``, any value) and were left out of everything else (``missing_columns``: how
+        many rows of the file lack a value in each column that lacks any).
+    :ivar filled_columns: how many of the other rows lack a value of each input column that lacks
+        any: values filled, and marked by an input.
     :ivar training_rows: the other rows, but those held out for early stopping.
     :ivar held_out_rows: the rows held out.
     :ivar sample: a uniform sample of at most ``sample_rows`` training rows, every column as numpy
@@ -71,6 +81,7 @@ class LearnedTable:
     rows: int
     missing_rows: int
     missing_columns: Dict[str, int]
+    filled_columns: Dict[str, int]
     training_rows: int
     held_out_rows: int
     sample: Dict[str, np.ndarray]
@@ -82,6 +93,18 @@ class LearnedTable:
         they were dropped), or None if there are none."""
         return missing_values_message(table_name, self.rows, self.missing_rows, self.missing_columns, dropped)
 
+    def filled_message(self, table_name: str) -> Optional[str]:
+        """One line naming the input columns whose missing values were filled, or None if none were."""
+        if not self.filled_columns:
+            return None
+        rows = self.rows - self.missing_rows
+        columns = ", ".join(f"{column} {count:,}" for column, count in self.filled_columns.items())
+        return (
+            f"{table_name}: missing input values filled (rows per column, of {rows:,}: {columns}): numbers and dates "
+            "with the training mean, text with no category, each such column marked by one more input; "
+            "--drop-missing drops those rows instead"
+        )
+
 
 def learn_table(
     reader: TableReader,
@@ -91,11 +114,13 @@ def learn_table(
     validation_fraction: float = 0.0,
     seed: int = 0,
     sample_rows: int = 10_000,
+    drop_missing: bool = False,
     on_batch: Optional[Callable[[int], None]] = None,
 ) -> LearnedTable:
     """Learn the encoding of every column but ``target`` and of ``target`` in one pass over the
     file (numeric and date means and standard deviations from the training rows, categories and
-    class labels from all rows); ``on_batch(rows so far)`` reports progress. A pass that finds text
+    class labels from all rows; missing values filled, or their rows dropped if ``drop_missing``);
+    ``on_batch(rows so far)`` reports progress. A pass that finds text
     in a column it took for numeric starts again with the column as text. ``likelihood`` is one of
     :data:`~gpflow_deep.registry.LIKELIHOODS` or ``"auto"`` (see the module's docstring)."""
     if likelihood != AUTO and likelihood not in LIKELIHOODS:
@@ -106,15 +131,19 @@ def learn_table(
         raise TableError(f"{reader.name} has no input columns besides the target {target!r}")
     while True:
         try:
-            return _Pass(reader, target, likelihood, validation_fraction, seed, sample_rows).run(on_batch)
+            table = _Pass(reader, target, likelihood, validation_fraction, seed, sample_rows, drop_missing)
+            return table.run(on_batch)
         except ColumnKindChanged:
             continue
 
 
 class _Pass:
-    def __init__(self, reader: TableReader, target: str, likelihood: str, fraction: float, seed: int, sample: int):
+    def __init__(
+        self, reader: TableReader, target: str, likelihood: str, fraction: float, seed: int, sample: int, drop: bool
+    ):
         self.reader, self.target, self.likelihood = reader, target, likelihood
-        self.fraction, self.seed = fraction, seed
+        self.fraction, self.seed, self.drop_missing = fraction, seed, drop
+        self.required = set(reader.columns) if drop else {target}  # a row missing one of these is left out
         text_target = reader.kinds[target] == TEXT
         self.classification = likelihood in CLASSIFICATION_LIKELIHOODS or (likelihood == AUTO and text_target)
         self.zeros_and_ones = likelihood == AUTO and not text_target  # until a target is neither 0 nor 1
@@ -125,6 +154,7 @@ class _Pass:
         self.dates = {column: RunningMoments() for column in text_inputs}  # until a value is not a date
         self.labels = DistinctValues(f"{reader.name}: target {target!r}")
         self.missing = dict.fromkeys(reader.columns, 0)
+        self.filled = dict.fromkeys(self.inputs, 0)
         self.rows = self.missing_rows = self.training_rows = self.held_out_rows = 0
         self.sample, self.held_out_sample = Reservoir(sample, seed), Reservoir(sample, seed + 1)
         self.notes: List[str] = []
@@ -135,11 +165,14 @@ class _Pass:
             if on_batch is not None:
                 on_batch(self.rows)
         missing_columns = {column: count for column, count in self.missing.items() if count}
+        preprocessing = self.preprocessing()
+        filled = {column: self.filled[column] for column in preprocessing.input_columns if self.filled[column]}
         return LearnedTable(
-            self.preprocessing(),
+            preprocessing,
             self.rows,
             self.missing_rows,
             missing_columns,
+            filled,
             self.training_rows,
             self.held_out_rows,
             self.sample.sample,
@@ -151,10 +184,13 @@ class _Pass:
         if not self.classification and not batch.is_numeric(self.target):
             self._not_numeric_target(batch)
         missing = np.zeros(batch.num_rows, dtype=bool)
+        gone = {column: batch.missing(column) for column in self.reader.columns}
         for column in self.reader.columns:
-            gone = batch.missing(column)
-            self.missing[column] += int(np.count_nonzero(gone))
-            missing |= gone
+            self.missing[column] += int(np.count_nonzero(gone[column]))
+            if column in self.required:
+                missing |= gone[column]
+        for column in self.inputs:
+            self.filled[column] += int(np.count_nonzero(gone[column] & ~missing))
         held = held_out(self.rows, batch.num_rows, self.fraction, self.seed)
         self.rows += batch.num_rows
         self.missing_rows += int(np.count_nonzero(missing))
@@ -163,9 +199,10 @@ class _Pass:
         self.training_rows += training.num_rows
         self.held_out_rows += kept.num_rows - training.num_rows
         for column, moments in self.moments.items():
-            moments.add(training.columns[column])
+            values = training.columns[column]
+            moments.add(values[np.isfinite(values)])
         for column, categories in self.categories.items():
-            categories.add(kept.columns[column])
+            categories.add(pc.drop_null(kept.columns[column]))
         self._add_dates(kept, ~held[~missing])
         values = kept.columns[self.target]
         self.zeros_and_ones = self.zeros_and_ones and bool(np.all((values == 0) | (values == 1)))
@@ -183,7 +220,8 @@ class _Pass:
             if days is None:
                 del self.dates[column]
             else:
-                self.dates[column].add(days[training])
+                days = days[training]
+                self.dates[column].add(days[np.isfinite(days)])
 
     def _not_numeric_target(self, batch: Rows) -> None:
         example = next(
@@ -195,22 +233,30 @@ class _Pass:
         )
 
     def preprocessing(self) -> Preprocessing:
-        result = Preprocessing(self.target, self.likelihood, left_out=list(self.reader.ignored))
+        result = Preprocessing(
+            self.target, self.likelihood, left_out=list(self.reader.ignored), fill_missing=not self.drop_missing
+        )
+        kept_rows = self.training_rows + self.held_out_rows
         for column in self.inputs:
+            marked = dict(missing=True) if self.filled[column] else {}
+            if kept_rows and self.filled[column] == kept_rows:
+                result.left_out.append(column)
+                self.notes.append(f"column {column!r} left out: it has no value in any row with a target")
+                continue
             if column in self.moments:
                 moments = self.moments[column]
-                result.features.append(dict(name=column, kind="numeric", mean=moments.mean, std=moments.std))
+                result.features.append(dict(name=column, kind="numeric", mean=moments.mean, std=moments.std, **marked))
                 continue
             if column in self.dates and self.dates[column].count:
                 days = self.dates[column]
-                result.features.append(dict(name=column, kind="date", mean=days.mean, std=days.std))
+                result.features.append(dict(name=column, kind="date", mean=days.mean, std=days.std, **marked))
                 continue
             choice = self.categories[column].choice()
             if choice.categories is None:
                 result.left_out.append(column)
             else:
                 feature = dict(name=column, kind="categorical", categories=choice.categories)
-                result.features.append(dict(feature, other=True) if choice.other else feature)
+                result.features.append(dict(feature, **(dict(other=True) if choice.other else {}), **marked))
             self._note(column, choice)
         if not result.features:
             identifiers = ", ".join(column for column in result.left_out if column not in self.reader.ignored)

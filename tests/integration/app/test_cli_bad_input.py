@@ -57,17 +57,6 @@ def test_non_numeric_target_for_regression(capsys, tmp_path):
     assert "target 'price' is not numeric (e.g. 'cheap')" in message and "--likelihood" in message
 
 
-def test_missing_values_name_columns_and_rows(capsys, tmp_path):
-    header, rows = regression_rows(10)
-    rows[2][0], rows[5][0], rows[5][2] = "", "NA", ""
-    data = write_csv(tmp_path / "holes.csv", header, rows)
-    message = one_line_error(capsys, fit(data))
-    assert (
-        "holes.csv: 2 of 10 rows have missing values (rows per column: x 2, colour 1); fix them, pass --drop-missing, "
-        "or leave mostly empty columns out with --ignore" in message
-    )
-
-
 def test_ragged_csv_line(capsys, tmp_path):
     (tmp_path / "ragged.csv").write_text("x,price\n1,2\n3\n")
     assert "line 3 has 1 fields, the header has 2" in one_line_error(capsys, fit(tmp_path / "ragged.csv"))
@@ -93,14 +82,6 @@ def test_text_after_numbers_in_a_prediction_file(capsys, tmp_path, run_dir):
     message = one_line_error(capsys, ["predict", run_dir, data, "--out", str(tmp_path / "p.csv")])
     assert message.endswith("typo.csv: column 'size' was numeric in training, has 'two'")
     assert not (tmp_path / "p.csv").exists(), "nothing is written before the file is checked"
-
-
-def test_missing_values_in_a_prediction_file(capsys, tmp_path, run_dir):
-    data = write_csv(tmp_path / "gaps.csv", ["x", "size", "colour"], [["1", "2", "red"], ["1", "", "red"]])
-    message = one_line_error(capsys, ["predict", run_dir, data, "--out", str(tmp_path / "p.csv")])
-    assert message.endswith(
-        "gaps.csv: 1 of 2 rows have missing values (rows per column: size 1); fill them in or pass --skip-missing"
-    )
 
 
 def test_unknown_model(capsys, table):

@@ -1,22 +1,15 @@
 """``gpflow-deep fit``, ``predict`` and ``evaluate`` end to end on small CSV files."""
 
-import csv
 import json
 import logging
 
 import numpy as np
 import pytest
-from fixtures.tables import classification_rows, regression_rows, write_csv, write_train_and_test
+from fixtures.tables import classification_rows, read_csv, regression_rows, write_csv, write_train_and_test
 
 from gpflow_deep.app.cli.main import main
 
 ITERATIONS = "40"
-
-
-def read_csv(path):
-    with open(path, newline="") as handle:
-        rows = list(csv.reader(handle))
-    return rows[0], rows[1:]
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +108,31 @@ def test_classification_round_trip(classification_run, tmp_path, capsys):
     accuracy = float(next(line.split()[1] for line in out_lines.splitlines() if line.startswith("accuracy")))
     assert accuracy > 1 / 3, "better than chance on its training rows"
     assert (run_dir / "calibration_train.png").exists()
+
+
+def test_a_class_run_uses_the_softmax_and_an_older_one_restores_the_robust_max(classification_run, tmp_path):
+    import gpflow
+
+    from gpflow_deep.app.run_directory import RunConfig, load_run, sample_moments, save_run
+    from gpflow_deep.app.tables import Preprocessing
+    from gpflow_deep.likelihoods import Softmax
+
+    run_dir, _ = classification_run
+    assert json.loads((run_dir / "config.json").read_text())["multiclass_link"] == "softmax"
+    assert isinstance(load_run(str(run_dir)).model.likelihood, Softmax)
+
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    Y = (np.arange(12) % 3).astype(float)[:, None]
+    older = RunConfig("deep_gp", "build_deep_gp", 1, "multiclass", 0, 12, [12, 2], sample_moments(X, Y), num_classes=3)
+    model = older.build(X, Y)
+    preprocessing = Preprocessing("y", "multiclass", [dict(name=c, kind="numeric", mean=0.0, std=1.0) for c in "ab"])
+    save_run(str(tmp_path / "older"), older, preprocessing, model, summary={})
+    config = json.loads((tmp_path / "older" / "config.json").read_text())
+    del config["multiclass_link"]  # as written before 2026-11-30, by a model trained with GPflow's MultiClass
+    (tmp_path / "older" / "config.json").write_text(json.dumps(config))
+    restored = load_run(str(tmp_path / "older")).model
+    assert isinstance(restored.likelihood, gpflow.likelihoods.MultiClass)
+    np.testing.assert_allclose(restored.predict_y(X, seed=1)[0], model.predict_y(X, seed=1)[0], rtol=1e-10)
 
 
 def test_skip_missing_keeps_one_line_per_row(regression_run, classification_run, tmp_path, capsys):

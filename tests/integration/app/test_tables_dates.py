@@ -81,7 +81,7 @@ def test_iso_date_text_is_a_date_and_other_text_is_not(tmp_path):
     preprocessing = learn_table(TableReader(write(tmp_path, text)), "y", "gaussian", sample_rows=10).preprocessing
     day, note = preprocessing.features
     assert day["kind"] == "date" and day["mean"] == pytest.approx(18262 + 2)
-    assert note == dict(name="note", kind="categorical", categories=["2020-01-01", "later"])
+    assert note == dict(name="note", kind="categorical", categories=["2020-01-01", "later"], missing=True)
 
 
 def test_a_value_that_is_not_a_date_is_refused_at_predict_time(tmp_path):

@@ -1,4 +1,5 @@
-"""Likelihoods that GPflow does not ship."""
+"""The linear model of coregionalisation as a likelihood: correlated Gaussian outputs from
+independent latent functions."""
 
 from typing import Optional
 
