@@ -23,6 +23,7 @@ from benchmarks.suites.scale.real_tables_data import (  # noqa: E402
 from benchmarks.suites.scale.real_tables_scores import (  # noqa: E402
     class_scores,
     gaussian_scores,
+    labels_scores,
     parse_evaluate_output,
 )
 from gpflow_deep.app.tables.statistics import ONE_HOT_LIMIT  # noqa: E402
@@ -107,6 +108,35 @@ def test_an_ignored_id_is_left_out_and_a_numeric_class_is_its_positive_label(tmp
     assert len(complete_rows(train, TABLES["bribes"])) == len(train.dropna(subset=["f117", "country"]))
     labels = pd.DataFrame({"home_ownership": [0, 1, 1]})
     np.testing.assert_array_equal(targets(labels, TABLES["mortgages"]), [0.0, 1.0, 1.0])
+
+
+def test_labels_scores_and_targets_of_five_classes():
+    probabilities = np.array([[0.7, 0.1, 0.1, 0.05, 0.05], [0.2, 0.5, 0.1, 0.1, 0.1]])
+    scores = labels_scores(np.array([0.0, 2.0]), probabilities)
+    assert scores["accuracy"] == 0.5 and scores["test_log_likelihood"] == pytest.approx(np.log(0.7 * 0.1) / 2)
+    cuts = pd.DataFrame({"cut": ["Very Good", "Fair", "Ideal"]})
+    np.testing.assert_array_equal(targets(cuts, TABLES["diamond_cuts"]), [4.0, 0.0, 2.0])
+
+
+def test_a_table_with_missing_inputs_is_filled_and_marked_as_the_command_line_does(tmp_path):
+    write_split("loans", str(tmp_path), seed=3, rows=2000)
+    train = pd.read_csv(split_paths(str(tmp_path), "loans")["train"])
+    table = TABLES["loans"]
+    assert train.drop(columns=list(table.ignore)).isna().any(axis=1).mean() > 0.9
+    kept = complete_rows(train, table)
+    assert len(kept) == len(train.dropna(subset=["interest_rate"]))
+    design = Design(kept, table)
+    X = design(kept)
+    assert np.all(np.isfinite(X)) and X.shape[1] == len(design.names())
+    names = list(design.names())
+    for column in ("months_since_last_delinq", "emp_title"):  # a number, and text
+        marks = X[:, names.index(f"{column}=(missing)")]
+        np.testing.assert_array_equal(marks, kept[column].isna().to_numpy(float))
+    delinquency = X[:, names.index("months_since_last_delinq")]
+    assert np.all(delinquency[kept["months_since_last_delinq"].isna().to_numpy()] == 0.0)
+    titles = [i for i, name in enumerate(names) if name.startswith("emp_title=") and not name.endswith("(missing)")]
+    np.testing.assert_array_equal(X[:, titles].sum(axis=1), kept["emp_title"].notna().to_numpy(float))  # or other
+    assert not any(name.startswith(("installment", "grade", "paid_")) for name in names)
 
 
 @pytest.mark.slow

@@ -33,8 +33,21 @@ class Table:
     ignore: Tuple[str, ...] = ()
     """Columns a user leaves out (ids): ``--ignore`` for the command line, dropped for the baselines."""
     positive_label: str = "yes"
-    """A classification target's positive class, as its CSV spells it."""
+    """A two-class target's positive class, as its CSV spells it."""
+    labels: Tuple[str, ...] = ()
+    """A target of more than two classes: its labels, sorted as ``gpflow-deep`` orders them (scored
+    by log-likelihood and accuracy)."""
+    fill_missing: bool = False
+    """Some inputs miss values: the command line fills them (its default) and the baselines alike;
+    only rows without a target are dropped."""
 
+
+LOAN_OUTCOMES = (
+    *("installment", "grade", "sub_grade", "loan_status"),  # set with the rate or after it
+    *("balance", "paid_total", "paid_principal", "paid_interest", "paid_late_fees"),
+)
+"""The columns of ``loans_full_schema`` that the rate sets or that come after the loan: left out."""
+DIAMOND_CUTS = ("Fair", "Good", "Ideal", "Premium", "Very Good")
 
 TABLES: Dict[str, Table] = {
     "birthdays": Table("mosaicData", "Birthdays", "births", classification=False, times=("date",)),
@@ -46,6 +59,10 @@ TABLES: Dict[str, Table] = {
     "cps1988": Table("AER", "CPS1988", "wage", classification=False),
     "bribes": Table("stevedata", "wvs_justifbribe", "f117", classification=False, missing_values=True, ignore=("uid",)),
     "mortgages": Table("causaldata", "mortgages", "home_ownership", classification=True, positive_label="1"),
+    "diamond_cuts": Table("ggplot2", "diamonds", "cut", classification=True, labels=DIAMOND_CUTS),
+    "loans": Table(
+        "openintro", "loans_full_schema", "interest_rate", classification=False, fill_missing=True, ignore=LOAN_OUTCOMES
+    ),
 }
 """The first three since 2026-11-23; the other four (2026-11-30) check the command line on tables
 its defaults were never run on: ``diamonds`` (ggplot2, 53,940 rows: the price from carat, cut,
@@ -53,7 +70,11 @@ colour, clarity and five sizes), ``cps1988`` (AER, 28,155: the weekly wage from 
 experience, ethnicity, city, region and part-time work), ``bribes`` (stevedata's
 ``wvs_justifbribe``, 348,532: how justifiable a bribe is, 1 to 10, from the survey wave, the
 country and the year; the respondent id left out) and ``mortgages`` (causaldata, 214,144: whether a
-man owns his home, from his birth state, quarter of birth, race and veteran status)."""
+man owns his home, from his birth state, quarter of birth, race and veteran status). Two more (the
+same day) check five classes and missing inputs: ``diamond_cuts`` (the diamonds' cut, five
+grades, from everything else, the price included) and ``loans`` (openintro's
+``loans_full_schema``, 10,000 loans: the interest rate from the applicant's 45 columns, 98% of the
+rows missing at least one value; the columns the rate sets or that follow the loan left out)."""
 TEST_FRACTION = 0.1
 
 
@@ -101,14 +122,18 @@ class Design:
     """The baselines' inputs: text columns one-hot (as the command line: at most ``ONE_HOT_LIMIT``
     values, the most frequent of the training rows, and one indicator for any other), the table's
     ``times`` as days since 1970, numeric columns standardised on the training rows (a constant one
-    is 0). Rows that miss a value are dropped (:func:`complete_rows`) before the design sees them."""
+    is 0). Rows that miss a value are dropped (:func:`complete_rows`) before the design sees them,
+    but for a ``fill_missing`` table, whose missing values are filled as the command line fills
+    them: a number with its mean (0), text with no category, and one more indicator for each
+    column that misses any in the training rows."""
 
     def __init__(self, train: pd.DataFrame, table: Table):
         self.times = table.times
         inputs = self._numeric_times(train.drop(columns=[table.target, *table.ignore]))
         self.text = [column for column in inputs.columns if not pd.api.types.is_numeric_dtype(inputs[column])]
         self.numeric = [column for column in inputs.columns if column not in self.text]
-        counts = {column: inputs[column].astype(str).value_counts() for column in self.text}
+        self.marked = [column for column in inputs.columns if inputs[column].isna().any()]
+        counts = {column: inputs[column].dropna().astype(str).value_counts() for column in self.text}
         self.categories = {column: sorted(values.index[:ONE_HOT_LIMIT]) for column, values in counts.items()}
         self.other = {column: len(values) > ONE_HOT_LIMIT for column, values in counts.items()}
         self.mean = inputs[self.numeric].mean().to_numpy()
@@ -128,32 +153,40 @@ class Design:
         """``[N, D]`` float64: the standardised numeric columns, then each text column's indicators
         (and an 'other' indicator after the kept values of a column that has more)."""
         inputs = self._numeric_times(frame)
-        numeric = (inputs[self.numeric].to_numpy(float) - self.mean) / self.std
+        numeric = np.nan_to_num((inputs[self.numeric].to_numpy(float) - self.mean) / self.std, nan=0.0)
         indicators = []
         for column, levels in self.categories.items():
+            present = inputs[column].notna().to_numpy()[:, None]
             values = inputs[column].to_numpy(str)[:, None]
-            indicators.append((values == np.array(levels, dtype=str)[None, :]).astype(float))
+            indicators.append((values == np.array(levels, dtype=str)[None, :]) & present)
             if self.other[column]:
-                indicators.append(1.0 - indicators[-1].sum(axis=1, keepdims=True))
-        return np.concatenate([numeric, *indicators], axis=1)
+                indicators.append(present & ~indicators[-1].any(axis=1, keepdims=True))
+        missing = [inputs[column].isna().to_numpy()[:, None] for column in self.marked]
+        return np.concatenate([numeric, *indicators, *missing], axis=1, dtype=float)
 
     def names(self) -> Tuple[str, ...]:
         """The columns of the design, in order: ``size``, ..., ``colour=red``, ..., ``tailnum=other``."""
         indicators = []
         for column, levels in self.categories.items():
             indicators += [f"{column}={level}" for level in levels] + [f"{column}=other"] * self.other[column]
-        return (*self.numeric, *indicators)
+        return (*self.numeric, *indicators, *(f"{column}=(missing)" for column in self.marked))
 
 
 def complete_rows(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
-    """The rows that miss no value in a column read (what ``gpflow-deep fit`` and ``evaluate`` keep
-    with ``--drop-missing``)."""
+    """The rows the runs keep: with a target for a table whose inputs are filled, else those that
+    miss no value in a column read (what ``gpflow-deep fit`` and ``evaluate`` keep with
+    ``--drop-missing``)."""
+    if table.fill_missing:
+        return frame.dropna(subset=[table.target])
     return frame.dropna(subset=[column for column in frame.columns if column not in table.ignore])
 
 
 def targets(frame: pd.DataFrame, table: Table) -> np.ndarray:
-    """``[N]``: the target as floats (classification: 1.0 for the table's ``positive_label``)."""
+    """``[N]``: the target as floats (two classes: 1.0 for the table's ``positive_label``; more: the
+    index of the label among the sorted labels, as ``gpflow-deep`` orders them)."""
     column = frame[table.target]
+    if table.labels:
+        return column.astype(str).map({label: i for i, label in enumerate(table.labels)}).to_numpy(float)
     if table.classification:
         return (column.astype(str) == table.positive_label).to_numpy(float)
     return column.to_numpy(float)

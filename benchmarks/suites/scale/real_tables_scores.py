@@ -35,6 +35,17 @@ def class_scores(y: np.ndarray, probability: np.ndarray) -> Dict[str, float]:
     )
 
 
+def labels_scores(y: np.ndarray, probabilities: np.ndarray) -> Dict[str, float]:
+    """Mean log-probability of the labels ``y`` (0…K−1, ``[N]``) and the accuracy of the most
+    probable class, given every class's probability ``[N, K]``."""
+    labels = y.astype(int)
+    chosen = np.clip(probabilities[np.arange(len(labels)), labels], 1e-12, 1.0)
+    return dict(
+        test_log_likelihood=float(np.mean(np.log(chosen))),
+        accuracy=float(np.mean(np.argmax(probabilities, axis=1) == labels)),
+    )
+
+
 def parse_evaluate_output(text: str) -> Dict[str, object]:
     """``{name: value}`` from the ``name  value`` lines ``gpflow-deep evaluate`` prints (numbers
     become floats; the calibration plot's line is skipped)."""
