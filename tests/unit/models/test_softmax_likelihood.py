@@ -104,3 +104,13 @@ def test_every_model_that_takes_a_likelihood_learns_three_classes_with_it(builde
     np.testing.assert_allclose(np.sum(probabilities, axis=-1), 1.0, rtol=1e-6)
     assert np.mean(np.argmax(probabilities, axis=-1) == Y[:, 0]) > 0.6, "better than a third"
     assert np.mean(model.predict_log_density((X, Y))) > np.log(1 / 3)
+
+
+def test_a_softmax_model_serves_the_same_probabilities_from_its_saved_model(rng, tmp_path):
+    X, Y = three_classes(rng, n=30)
+    model = gd.build_deep_gp(X, Y, 2, likelihood=Softmax(3))
+    gd.fit(model, (X, Y), 5, progress=False)
+    gd.export(model, str(tmp_path / "served"))
+    served = tf.saved_model.load(str(tmp_path / "served")).signatures["predict_y"]
+    arguments = dict(num_samples=tf.constant(8), seed=tf.constant(0, tf.int64))
+    np.testing.assert_array_equal(served(X=tf.constant(X), **arguments)["mean"], model.predict_y(X, 8, seed=0)[0])
