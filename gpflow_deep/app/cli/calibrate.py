@@ -31,7 +31,12 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("run_dir", metavar="RUN_DIR", help="a regression run written by gpflow-deep fit")
     parser.add_argument("data", metavar="HELD_OUT", help="a CSV or Parquet file of rows not used in training")
-    parser.add_argument("--drop-missing", action="store_true", help="skip rows with missing values instead of failing")
+    parser.add_argument(
+        "--drop-missing",
+        action="store_true",
+        help="skip rows with missing values instead of filling them as fit did (or, for a run that drops them, "
+        "instead of failing); rows without a target are always skipped",
+    )
     parser.set_defaults(run=run)
 
 

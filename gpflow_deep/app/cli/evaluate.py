@@ -32,7 +32,12 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     parser.add_argument("run_dir", metavar="RUN_DIR", help="a directory written by gpflow-deep fit")
     parser.add_argument("data", metavar="DATA", help="a CSV or Parquet file with the target column")
     parser.add_argument("--plot", default=None, help="the calibration PNG (default: RUN_DIR/calibration_<DATA>.png)")
-    parser.add_argument("--drop-missing", action="store_true", help="skip rows with missing values instead of failing")
+    parser.add_argument(
+        "--drop-missing",
+        action="store_true",
+        help="skip rows with missing values instead of filling them as fit did (or, for a run that drops them, "
+        "instead of failing); rows without a target are always skipped",
+    )
     parser.set_defaults(run=run)
 
 

@@ -49,7 +49,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         help="train a model on a CSV or Parquet table",
         description=paragraph(
             "Train a deep GP on a table: numeric columns are standardised on the training rows, string "
-            "columns one-hot encoded, and RUN_DIR receives the trained model, its configuration, the "
+            "columns one-hot encoded, missing values filled (and marked by one more input per column; rows "
+            "without a target are left out), and RUN_DIR receives the trained model, its configuration, the "
             "preprocessing and TensorBoard logs (RUN_DIR/logs). Tables of up to "
             f"{IN_MEMORY_ROWS:,} training rows are trained on in memory, in full batch by default; larger "
             "ones in minibatches read from disk, so memory does not grow with the table. By default the "

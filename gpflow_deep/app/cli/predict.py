@@ -23,7 +23,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
             "--level (q05 and q95 for 0.9), in the target's units: the conformal interval if the run was "
             "calibrated (gpflow-deep calibrate), otherwise the predictive mixture's own quantiles. "
             "Classification: the predicted label and the probability of every class. One output line per "
-            "row of DATA, in order; with --skip-missing a row that misses an input gets empty fields. The "
+            "row of DATA, in order; a missing input is filled as fit filled it, or with --skip-missing its "
+            "row gets empty fields. The "
             "file is read and written in batches, so memory does not grow with its length."
         ),
         epilog=example_epilog("gpflow-deep predict runs/houses new_houses.csv --out predictions.csv"),
@@ -41,7 +42,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--skip-missing",
         action="store_true",
-        help="write empty fields for rows with missing inputs instead of failing (the lines stay in order)",
+        help="write empty fields for rows with missing inputs instead of filling them as fit did (or, for a run "
+        "that drops them, instead of failing; the lines stay in order)",
     )
     parser.set_defaults(run=run)
 
