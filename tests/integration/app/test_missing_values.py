@@ -10,6 +10,7 @@ from fixtures.tables import read_csv, regression_rows, write_csv
 from gpflow_deep.app.cli.main import main
 from gpflow_deep.app.tables import Preprocessing, TableReader, learn_table
 from gpflow_deep.app.tables import reader as reader_module
+from gpflow_deep.app.tables.rows import Rows
 from gpflow_deep.app.tables.stream import training_chunks
 
 
@@ -58,8 +59,6 @@ def test_missing_inputs_are_filled_with_the_mean_or_no_category_and_marked():
         ],
         fill_missing=True,
     )
-    from gpflow_deep.app.tables.rows import Rows
-
     rows = Rows.from_numpy(
         dict(
             x=np.array([3.0, np.nan, 1.0]),
