@@ -38,6 +38,10 @@ TABLE_NAMES = (
     "mortgages",
     "diamond_cuts",
     "loans",
+    "wages",
+    "house_prices",
+    "males",
+    "saratoga_houses",
 )
 METHOD_NAMES = ("linear", "trees", "svgp100", "svgp500")
 

@@ -63,6 +63,10 @@ TABLES: Dict[str, Table] = {
     "loans": Table(
         "openintro", "loans_full_schema", "interest_rate", classification=False, fill_missing=True, ignore=LOAN_OUTCOMES
     ),
+    "wages": Table("carData", "SLID", "wages", classification=False, fill_missing=True),
+    "house_prices": Table("ggplot2", "txhousing", "median", classification=False, fill_missing=True),
+    "males": Table("Ecdat", "Males", "wage", classification=False, fill_missing=True, ignore=("nr",)),
+    "saratoga_houses": Table("mosaicData", "SaratogaHouses", "price", classification=False),
 }
 """The first three since 2026-11-23; the other four (2026-11-30) check the command line on tables
 its defaults were never run on: ``diamonds`` (ggplot2, 53,940 rows: the price from carat, cut,
@@ -74,7 +78,15 @@ man owns his home, from his birth state, quarter of birth, race and veteran stat
 same day) check five classes and missing inputs: ``diamond_cuts`` (the diamonds' cut, five
 grades, from everything else, the price included) and ``loans`` (openintro's
 ``loans_full_schema``, 10,000 loans: the interest rate from the applicant's 45 columns, 98% of the
-rows missing at least one value; the columns the rate sets or that follow the loan left out)."""
+rows missing at least one value; the columns the rate sets or that follow the loan left out). Four
+of 1,000-10,000 rows (2026-11-30, evening), where the full batch and the minibatch defaults meet: ``wages``
+(carData's ``SLID``, 7,425 Ontario workers: the hourly wage from education, age, sex and language;
+4,147 with a wage), ``house_prices`` (ggplot2's ``txhousing``, 8,602 city-months: the median sale
+price from the city, year, month, date, sales, volume, listings and inventory; 7,986 with a price)
+and ``males`` (Ecdat's ``Males``, 4,360 person-years: the log wage from the year, schooling,
+experience, union, ethnicity, marriage, health, industry, occupation and residence; the person's
+id left out); and one just above 1,000 rows, ``saratoga_houses`` (mosaicData's ``SaratogaHouses``,
+1,728 houses: the price from the lot, age, land value, living area and 11 more columns)."""
 TEST_FRACTION = 0.1
 
 

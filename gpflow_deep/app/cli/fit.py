@@ -16,11 +16,11 @@ import time
 
 from gpflow_deep.app.cli.builder_options import described, parse_options
 from gpflow_deep.app.cli.fit_plan import (
-    DEFAULT_ITERATIONS,
+    DEFAULT_EPOCHS,
+    DEFAULT_FULL_BATCH_ITERATIONS,
+    DEFAULT_MIN_ITERATIONS,
     DEFAULT_MINIBATCH,
-    DEFAULT_STREAMED_EPOCHS,
-    DEFAULT_STREAMED_MIN_ITERATIONS,
-    DEFAULT_STREAMED_SECONDS,
+    DEFAULT_SECONDS,
     IN_MEMORY_ROWS,
     plan_training,
 )
@@ -51,9 +51,10 @@ def register(commands, common: argparse.ArgumentParser) -> None:
             "Train a deep GP on a table: numeric columns are standardised on the training rows, string "
             "columns one-hot encoded, missing values filled (and marked by one more input per column; rows "
             "without a target are left out), and RUN_DIR receives the trained model, its configuration, the "
-            "preprocessing and TensorBoard logs (RUN_DIR/logs). Tables of up to "
-            f"{IN_MEMORY_ROWS:,} training rows are trained on in memory, in full batch by default; larger "
-            "ones in minibatches read from disk, so memory does not grow with the table. By default the "
+            "preprocessing and TensorBoard logs (RUN_DIR/logs). Training takes minibatches of "
+            f"{DEFAULT_MINIBATCH:,} rows by default (a smaller table trains in full batch), held in memory for "
+            f"tables of up to {IN_MEMORY_ROWS:,} training rows and read from disk for larger ones, so memory "
+            "does not grow with the table. By default the "
             "likelihood is chosen from the target: text or 0/1 labels are classification, other numbers "
             "Gaussian or Student-t regression, whichever scores the higher held-out log-likelihood in two "
             "short pilot fits on a sample of the rows."
@@ -84,9 +85,9 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         "--iterations",
         type=int,
         default=None,
-        help=f"training steps (default: {DEFAULT_ITERATIONS}; above {IN_MEMORY_ROWS:,} training rows, "
-        f"{DEFAULT_STREAMED_EPOCHS} epochs but at least {DEFAULT_STREAMED_MIN_ITERATIONS:,} steps, or "
-        f"{DEFAULT_STREAMED_SECONDS / 60:.0f} minutes, whichever comes first)",
+        help=f"training steps (default: {DEFAULT_EPOCHS} epochs but at least {DEFAULT_MIN_ITERATIONS:,} steps, and "
+        f"{DEFAULT_FULL_BATCH_ITERATIONS:,} on a table trained in full batch; either or "
+        f"{DEFAULT_SECONDS / 60:.0f} minutes, whichever comes first)",
     )
     length.add_argument("--epochs", type=float, default=None, help="passes over the training rows")
     parser.add_argument(
@@ -99,8 +100,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         "--batch-size",
         type=int,
         default=None,
-        help=f"minibatch size (default: full batch up to {IN_MEMORY_ROWS:,} training rows; above, "
-        f"{DEFAULT_MINIBATCH:,})",
+        help=f"minibatch size (default: {DEFAULT_MINIBATCH:,}; full batch for a table of up to "
+        f"{DEFAULT_MINIBATCH:,} training rows)",
     )
     parser.add_argument(
         "--learning-rate",
@@ -195,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
     plan = plan_training(args, table.training_rows)
     if workers is not None:
         _fix_length_for_workers(plan)
-    print(plan.describe(args.model, batch_given=args.batch_size is not None))
+    print(plan.describe(batch_given=args.batch_size is not None))
     X_sample, Y_sample = encoded(table.sample, preprocessing, reader.name)
     held_out = encoded(table.held_out_sample, preprocessing, reader.name)
     calibration_rows = held_out if held.calibrate else None

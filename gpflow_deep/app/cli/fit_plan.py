@@ -1,9 +1,9 @@
 """What ``gpflow-deep fit`` trains on and for how long, from its options and the table's size:
-full batch in memory for small tables, minibatches streamed from disk for large ones, and a length
-in iterations, epochs or wall time (by default 2,000 steps; on a streamed table
-:data:`DEFAULT_STREAMED_EPOCHS` passes over its rows but at least
-:data:`DEFAULT_STREAMED_MIN_ITERATIONS` steps, or :data:`DEFAULT_STREAMED_SECONDS`, whichever
-ends first)."""
+minibatches of :data:`DEFAULT_MINIBATCH` rows (full batch for a table no larger), held in memory up
+to :data:`IN_MEMORY_ROWS` training rows and streamed from disk above, and a length
+in iterations, epochs or wall time (by default, in minibatches :data:`DEFAULT_EPOCHS` passes over
+the rows but at least :data:`DEFAULT_MIN_ITERATIONS` steps, in full batch
+:data:`DEFAULT_FULL_BATCH_ITERATIONS` steps; either for at most :data:`DEFAULT_SECONDS`)."""
 
 import argparse
 import math
@@ -14,38 +14,44 @@ from typing import Optional
 from gpflow_deep.app.cli.parsing import CommandError
 
 IN_MEMORY_ROWS = 10_000
-"""Training tables up to this many rows are held in memory and trained on in full batch by default;
-larger ones are streamed from disk in minibatches. Also the size of the sample the model is
-initialised from."""
+"""Training tables up to this many rows are held in memory; larger ones are streamed from disk.
+Also the size of the sample the model is initialised from."""
 
 DEFAULT_MINIBATCH = 1_000
-"""Rows per step on a streamed table. Under the default time bound the number of steps matters
-more than their size: on Birthdays (300,000 rows) 10 minutes gave ``deep_gp`` 36-40 steps of
-10,000 rows, worse than a linear model, and 900-1,000 steps of 1,000 rows, better than it
-(``docs/scaling.md``). For the
-models that propagate several paths per step (DSPP's 10 sigma points, AEP's 20 Monte Carlo paths)
-1,000 rows is also what keeps a step's memory bounded (AEP on 10,000 passed 2.3 GB)."""
-DEFAULT_ITERATIONS = 2000
-"""Steps by default on a table trained in memory (full batch)."""
-DEFAULT_STREAMED_MIN_ITERATIONS = 10_000
-"""Steps at least on a streamed table by default, under :data:`DEFAULT_STREAMED_SECONDS`: 50 passes
+"""Rows per step by default, for every model; a table of no more training rows trains in full
+batch. Under the default time bound the number of steps matters more than their size: on
+Birthdays (300,000 rows) 10 minutes gave ``deep_gp`` 36-40 steps of 10,000 rows, worse than a
+linear model, and 900-1,000 steps of 1,000 rows, better than it (``docs/scaling.md``). In memory
+too: until 2026-11-30 a table of up to 10,000 rows trained in full batch, and on openintro's loans
+(9,000 rows, 226 inputs once encoded) ``deep_gp``'s 2,000 full-batch steps took 1,175 s and scored
+−2.673 against 212 s and −2.679 with 1,000-row steps, ``dspp``'s 10 minutes of full batches −2.728
+against 2,000 minibatch steps' −2.695 in 511 s (``docs/benchmarks.md`` §11). For the models that
+propagate several paths per step (DSPP's 10 sigma points, AEP's 20 Monte Carlo paths) 1,000 rows is
+also what keeps a step's memory bounded (AEP on 10,000 passed 2.3 GB)."""
+DEFAULT_FULL_BATCH_ITERATIONS = 2000
+"""Steps by default on a table of up to :data:`DEFAULT_MINIBATCH` rows, under :data:`DEFAULT_SECONDS`."""
+DEFAULT_MIN_ITERATIONS = 10_000
+"""Minibatch steps at least by default, under :data:`DEFAULT_SECONDS`: 50 passes
 over a table of 25,000-50,000 rows are 1,250-2,500 steps of 1,000 rows, and at 2,000 steps
 (their minimum until 2026-11-30) ``random_feature_dgp`` on diamonds scored −8.056 against −7.376
 with 10,000 steps, ``sod_dgp`` −7.840 against −7.734, and ``sod_dgp`` on cps1988 −7.520 against
 −7.412 with 8,000, its objective still rising (``docs/benchmarks.md`` §11, "Four tables no default
-was run on"). A table just above :data:`IN_MEMORY_ROWS` thus takes more steps than the
-:data:`DEFAULT_ITERATIONS` full-batch steps of one just below."""
-DEFAULT_STREAMED_EPOCHS = 50
-"""Passes over a streamed table by default (at least :data:`DEFAULT_STREAMED_MIN_ITERATIONS`
-steps), under :data:`DEFAULT_STREAMED_SECONDS`. On the 300,000-row tables of ``docs/benchmarks.md`` §11 the
+was run on"). In memory too: on ggplot2's txhousing (7,742 rows) ``deep_gp`` scored −10.448 with
+2,000 steps of 1,000 rows and −10.287 with the 8,481 that 10 minutes gave, level with 2,000
+full-batch steps (−10.290 in 844 s)."""
+DEFAULT_EPOCHS = 50
+"""Passes over the rows by default in minibatches (at least :data:`DEFAULT_MIN_ITERATIONS`
+steps), under :data:`DEFAULT_SECONDS`. On the 300,000-row tables of ``docs/benchmarks.md`` §11 the
 models that took 2,000 steps in one to three minutes scored better with the rest of the 10
 minutes, in nats per test row: on Birthdays one-layer ``deep_gp`` (about 60 passes) +0.15,
 ``sod_dgp`` (56) +0.23 and ``random_feature_dgp`` (80) +0.17; on flights ``deep_gp`` (19) +0.06,
 ``sod_dgp`` (33) +0.51 and ``random_feature_dgp`` (48) +1.12."""
-DEFAULT_STREAMED_SECONDS = 600.0
-"""A streamed table trains for at most this long by default: 2,000 steps of 10,000 rows took over
+DEFAULT_SECONDS = 600.0
+"""Every table trains for at most this long by default. Streamed: 2,000 steps of 10,000 rows took over
 53 minutes on two cores, while 10 minutes of 1,000-row steps beat a linear model on a 300,000-row
-table by 0.4-0.7 nats per row (``docs/scaling.md``)."""
+table by 0.4-0.7 nats per row (``docs/scaling.md``). In memory: 2,000 full-batch steps on openintro's
+loans (9,000 rows, 226 inputs once encoded) took 19 minutes for ``deep_gp`` and about 80 for
+``dspp`` (``docs/benchmarks.md`` §11)."""
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*(s|m|min|h)?\s*$")
 _SECONDS = {None: 1, "s": 1, "m": 60, "min": 60, "h": 3600}
 
@@ -62,7 +68,7 @@ class TrainingPlan:
     streamed: bool
     default_length: bool = False
 
-    def describe(self, model: str, batch_given: bool) -> str:
+    def describe(self, batch_given: bool) -> str:
         """The plan in one line, saying which choices are defaults."""
         rows = self.batch_size or self.training_rows
         if self.batch_size is None:
@@ -71,7 +77,7 @@ class TrainingPlan:
             batches = f"minibatches of {self.batch_size:,} rows ({self.training_rows:,} training rows"
         batches += ", read from disk)" if self.streamed else ", in memory)"
         if not batch_given:
-            batches += f" [default for {model} on {'more than' if self.streamed else 'up to'} {IN_MEMORY_ROWS:,} rows]"
+            batches += f" [default {'up to' if self.batch_size is None else 'above'} {DEFAULT_MINIBATCH:,} rows]"
         length = []
         if self.iterations is not None:
             epochs = self.iterations * rows / self.training_rows
@@ -82,7 +88,7 @@ class TrainingPlan:
         if self.iterations is None:
             length = f"at most {length}"
         if self.default_length:
-            length += f" [default on more than {IN_MEMORY_ROWS:,} rows]" if self.streamed else " [default]"
+            length += " [default]"
         return f"training: {batches}, {length}"
 
 
@@ -90,10 +96,8 @@ def plan_training(args: argparse.Namespace, training_rows: int) -> TrainingPlan:
     """The plan of ``fit``'s options (``batch_size``, ``iterations``, ``epochs``, ``time_budget``)
     for a table of ``training_rows`` rows."""
     streamed = training_rows > IN_MEMORY_ROWS
-    batch_size = args.batch_size
-    if batch_size is None and streamed:
-        batch_size = DEFAULT_MINIBATCH
-    if batch_size is not None and batch_size >= training_rows:
+    batch_size = args.batch_size or DEFAULT_MINIBATCH
+    if batch_size >= training_rows:
         batch_size = None if not streamed else training_rows
     time_budget = parse_duration(args.time_budget) if args.time_budget is not None else None
     steps_per_epoch = training_rows // batch_size if batch_size else 1
@@ -103,11 +107,11 @@ def plan_training(args: argparse.Namespace, training_rows: int) -> TrainingPlan:
         iterations = args.iterations
     elif time_budget is not None:
         iterations = None
-    elif streamed:
-        iterations = max(DEFAULT_STREAMED_MIN_ITERATIONS, DEFAULT_STREAMED_EPOCHS * steps_per_epoch)
-        return TrainingPlan(training_rows, batch_size, iterations, DEFAULT_STREAMED_SECONDS, True, default_length=True)
     else:
-        return TrainingPlan(training_rows, batch_size, DEFAULT_ITERATIONS, None, False, default_length=True)
+        iterations = DEFAULT_FULL_BATCH_ITERATIONS
+        if batch_size is not None:
+            iterations = max(DEFAULT_MIN_ITERATIONS, DEFAULT_EPOCHS * steps_per_epoch)
+        return TrainingPlan(training_rows, batch_size, iterations, DEFAULT_SECONDS, streamed, default_length=True)
     return TrainingPlan(training_rows, batch_size, iterations, time_budget, streamed)
 
 

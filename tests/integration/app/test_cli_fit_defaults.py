@@ -1,5 +1,5 @@
-"""``gpflow-deep fit``'s defaults: the likelihood chosen for the target, and a training length
-bounded in time on a streamed table."""
+"""``gpflow-deep fit``'s defaults: the likelihood chosen for the target, minibatches of 1,000 rows
+above 1,000, and a training length bounded in time."""
 
 import argparse
 import json
@@ -31,10 +31,10 @@ def heavy_tailed_table(path, rows: int = 300, seed: int = 0) -> str:
 def test_a_streamed_table_trains_50_epochs_or_10_minutes_by_default():
     plan = plan_training(options(), 300_000)
     assert (plan.batch_size, plan.iterations, plan.time_budget, plan.streamed) == (1_000, 15_000, 600.0, True)
-    assert plan.describe("deep_gp", batch_given=False) == (
-        "training: minibatches of 1,000 rows (300,000 training rows, read from disk) [default for deep_gp on "
-        "more than 10,000 rows], 15,000 iterations (50 epochs) or 10 min, whichever comes first "
-        "[default on more than 10,000 rows]"
+    assert plan.describe(batch_given=False) == (
+        "training: minibatches of 1,000 rows (300,000 training rows, read from disk) [default above 1,000 "
+        "rows], 15,000 iterations (50 epochs) or 10 min, whichever comes first "
+        "[default]"
     )
 
 
@@ -46,10 +46,24 @@ def test_a_streamed_table_takes_at_least_10000_steps(rows, iterations):
     assert plan_training(options(batch_size=500), rows).iterations == max(10_000, 50 * (rows // 500))
 
 
-def test_a_small_table_keeps_full_batch_and_2000_steps():
-    plan = plan_training(options(), 500)
-    assert (plan.batch_size, plan.iterations, plan.time_budget, plan.streamed) == (None, 2000, None, False)
-    assert plan.describe("deep_gp", batch_given=False).endswith("2,000 iterations (2e+03 epochs) [default]")
+def test_a_small_table_keeps_full_batch_and_2000_steps_or_10_minutes():
+    plan = plan_training(options(), 1_000)
+    assert (plan.batch_size, plan.iterations, plan.time_budget, plan.streamed) == (None, 2000, 600.0, False)
+    assert plan.describe(batch_given=False) == (
+        "training: full batch (1,000 rows per step, in memory) [default up to 1,000 rows], "
+        "2,000 iterations (2e+03 epochs) or 10 min, whichever comes first [default]"
+    )
+
+
+@pytest.mark.parametrize("rows", [1_001, 9_000, 10_000])
+def test_a_table_held_in_memory_above_1000_rows_trains_as_a_streamed_one(rows):
+    plan = plan_training(options(), rows)
+    assert (plan.batch_size, plan.iterations, plan.time_budget, plan.streamed) == (1_000, 10_000, 600.0, False)
+    assert plan.describe(batch_given=False) == (
+        f"training: minibatches of 1,000 rows ({rows:,} training rows, in memory) [default above 1,000 rows], "
+        f"10,000 iterations ({10_000_000 / rows:.3g} epochs) or 10 min, whichever comes first [default]"
+    )
+    assert plan_training(options(batch_size=rows), rows).batch_size is None  # the full batch, asked for
 
 
 @pytest.mark.parametrize(
@@ -64,23 +78,33 @@ def test_a_small_table_keeps_full_batch_and_2000_steps():
 def test_a_given_length_replaces_the_default(given, iterations, budget, length):
     plan = plan_training(options(**given), 300_000)
     assert (plan.iterations, plan.time_budget) == (iterations, budget)
-    assert plan.describe("deep_gp", batch_given=False).endswith(f"rows], {length}")
+    assert plan.describe(batch_given=False).endswith(f"rows], {length}")
 
 
 def test_the_default_time_bound_stops_a_streamed_fit_and_is_recorded(tmp_path, capsys, monkeypatch):
     for module in (fit_command, fit_plan):  # "streamed": more training rows than the sample holds
         monkeypatch.setattr(module, "IN_MEMORY_ROWS", 20)
-    monkeypatch.setattr(fit_plan, "DEFAULT_STREAMED_SECONDS", 1.0)
+    monkeypatch.setattr(fit_plan, "DEFAULT_SECONDS", 1.0)
     data = write_csv(tmp_path / "large.csv", *regression_rows(60))
     arguments = ["fit", data, "--target", "price", "--batch-size", "10", "--calibration-fraction", "0"]
     assert main(arguments + ["--out", str(tmp_path / "run")]) == 0
     out = capsys.readouterr().out
-    assert "10,000 iterations (1.67e+03 epochs) or 1 s, whichever comes first [default on more than 20 rows]" in out
+    assert "10,000 iterations (1.67e+03 epochs) or 1 s, whichever comes first [default]" in out
     assert "choosing" not in out
     assert "likelihood: gaussian (20 rows are too few to choose; at least 100)" in out
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     assert (config["training"]["iterations"], config["training"]["time_budget"]) == (10_000, 1.0)
     assert json.loads((tmp_path / "run" / "training.json").read_text())["iterations"] < 10_000
+
+
+def test_the_default_time_bound_stops_a_full_batch_fit(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(fit_plan, "DEFAULT_SECONDS", 1.0)
+    data = write_csv(tmp_path / "small.csv", *regression_rows(60))
+    assert main(["fit", data, "--target", "price", "--likelihood", "gaussian", "--out", str(tmp_path / "run")]) == 0
+    assert "2,000 iterations (2e+03 epochs) or 1 s, whichever comes first [default]" in capsys.readouterr().out
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert (config["training"]["iterations"], config["training"]["time_budget"]) == (2000, 1.0)
+    assert json.loads((tmp_path / "run" / "training.json").read_text())["iterations"] < 2000
 
 
 def test_an_explicit_likelihood_skips_the_choice(tmp_path, capsys):
