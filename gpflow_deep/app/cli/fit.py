@@ -16,11 +16,11 @@ import time
 
 from gpflow_deep.app.cli.builder_options import described, parse_options
 from gpflow_deep.app.cli.fit_plan import (
-    DEFAULT_EPOCHS,
-    DEFAULT_FULL_BATCH_ITERATIONS,
-    DEFAULT_MIN_ITERATIONS,
+    DEFAULT_ITERATIONS,
     DEFAULT_MINIBATCH,
     DEFAULT_SECONDS,
+    DEFAULT_STREAMED_EPOCHS,
+    DEFAULT_STREAMED_MIN_ITERATIONS,
     IN_MEMORY_ROWS,
     plan_training,
 )
@@ -85,8 +85,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         "--iterations",
         type=int,
         default=None,
-        help=f"training steps (default: {DEFAULT_EPOCHS} epochs but at least {DEFAULT_MIN_ITERATIONS:,} steps, and "
-        f"{DEFAULT_FULL_BATCH_ITERATIONS:,} on a table trained in full batch; either or "
+        help=f"training steps (default: {DEFAULT_ITERATIONS:,}, and above {IN_MEMORY_ROWS:,} training rows "
+        f"{DEFAULT_STREAMED_EPOCHS} epochs but at least {DEFAULT_STREAMED_MIN_ITERATIONS:,} steps; either or "
         f"{DEFAULT_SECONDS / 60:.0f} minutes, whichever comes first)",
     )
     length.add_argument("--epochs", type=float, default=None, help="passes over the training rows")

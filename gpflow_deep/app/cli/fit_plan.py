@@ -1,9 +1,9 @@
 """What ``gpflow-deep fit`` trains on and for how long, from its options and the table's size:
 minibatches of :data:`DEFAULT_MINIBATCH` rows (full batch for a table no larger), held in memory up
 to :data:`IN_MEMORY_ROWS` training rows and streamed from disk above, and a length
-in iterations, epochs or wall time (by default, in minibatches :data:`DEFAULT_EPOCHS` passes over
-the rows but at least :data:`DEFAULT_MIN_ITERATIONS` steps, in full batch
-:data:`DEFAULT_FULL_BATCH_ITERATIONS` steps; either for at most :data:`DEFAULT_SECONDS`)."""
+in iterations, epochs or wall time (by default :data:`DEFAULT_ITERATIONS` steps on a table held in
+memory, and on a streamed one :data:`DEFAULT_STREAMED_EPOCHS` passes over its rows but at least
+:data:`DEFAULT_STREAMED_MIN_ITERATIONS` steps; either for at most :data:`DEFAULT_SECONDS`)."""
 
 import argparse
 import math
@@ -28,19 +28,23 @@ too: until 2026-11-30 a table of up to 10,000 rows trained in full batch, and on
 against 2,000 minibatch steps' −2.695 in 511 s (``docs/benchmarks.md`` §11). For the models that
 propagate several paths per step (DSPP's 10 sigma points, AEP's 20 Monte Carlo paths) 1,000 rows is
 also what keeps a step's memory bounded (AEP on 10,000 passed 2.3 GB)."""
-DEFAULT_FULL_BATCH_ITERATIONS = 2000
-"""Steps by default on a table of up to :data:`DEFAULT_MINIBATCH` rows, under :data:`DEFAULT_SECONDS`."""
-DEFAULT_MIN_ITERATIONS = 10_000
-"""Minibatch steps at least by default, under :data:`DEFAULT_SECONDS`: 50 passes
+DEFAULT_ITERATIONS = 2000
+"""Steps by default on a table held in memory, under :data:`DEFAULT_SECONDS`. Not the streamed
+tables' 10,000: on Ecdat's Males (3,924 rows, 2,550 passes of 1,000 rows) ``random_feature_dgp``
+overfitted with them, −1.771 and 90% intervals covering 0.47 of the test rows, against −0.429 and
+0.96 with 2,000; ``deep_gp`` on ggplot2's txhousing (7,742 rows) gained from them, −10.448 with
+2,000 steps against −10.287 with the 8,481 that 10 minutes gave (``docs/benchmarks.md`` §11,
+"Tables of 1,000-10,000 rows")."""
+DEFAULT_STREAMED_MIN_ITERATIONS = 10_000
+"""Steps at least on a streamed table by default, under :data:`DEFAULT_SECONDS`: 50 passes
 over a table of 25,000-50,000 rows are 1,250-2,500 steps of 1,000 rows, and at 2,000 steps
 (their minimum until 2026-11-30) ``random_feature_dgp`` on diamonds scored −8.056 against −7.376
 with 10,000 steps, ``sod_dgp`` −7.840 against −7.734, and ``sod_dgp`` on cps1988 −7.520 against
 −7.412 with 8,000, its objective still rising (``docs/benchmarks.md`` §11, "Four tables no default
-was run on"). In memory too: on ggplot2's txhousing (7,742 rows) ``deep_gp`` scored −10.448 with
-2,000 steps of 1,000 rows and −10.287 with the 8,481 that 10 minutes gave, level with 2,000
-full-batch steps (−10.290 in 844 s)."""
-DEFAULT_EPOCHS = 50
-"""Passes over the rows by default in minibatches (at least :data:`DEFAULT_MIN_ITERATIONS`
+was run on"). A table just above :data:`IN_MEMORY_ROWS` thus takes more steps than the
+:data:`DEFAULT_ITERATIONS` of one just below."""
+DEFAULT_STREAMED_EPOCHS = 50
+"""Passes over a streamed table by default (at least :data:`DEFAULT_STREAMED_MIN_ITERATIONS`
 steps), under :data:`DEFAULT_SECONDS`. On the 300,000-row tables of ``docs/benchmarks.md`` §11 the
 models that took 2,000 steps in one to three minutes scored better with the rest of the 10
 minutes, in nats per test row: on Birthdays one-layer ``deep_gp`` (about 60 passes) +0.15,
@@ -108,9 +112,9 @@ def plan_training(args: argparse.Namespace, training_rows: int) -> TrainingPlan:
     elif time_budget is not None:
         iterations = None
     else:
-        iterations = DEFAULT_FULL_BATCH_ITERATIONS
-        if batch_size is not None:
-            iterations = max(DEFAULT_MIN_ITERATIONS, DEFAULT_EPOCHS * steps_per_epoch)
+        iterations = DEFAULT_ITERATIONS
+        if streamed:
+            iterations = max(DEFAULT_STREAMED_MIN_ITERATIONS, DEFAULT_STREAMED_EPOCHS * steps_per_epoch)
         return TrainingPlan(training_rows, batch_size, iterations, DEFAULT_SECONDS, streamed, default_length=True)
     return TrainingPlan(training_rows, batch_size, iterations, time_budget, streamed)
 

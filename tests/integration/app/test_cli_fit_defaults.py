@@ -1,5 +1,5 @@
 """``gpflow-deep fit``'s defaults: the likelihood chosen for the target, minibatches of 1,000 rows
-above 1,000, and a training length bounded in time."""
+above 1,000, and a training length bounded in time on every table."""
 
 import argparse
 import json
@@ -56,12 +56,12 @@ def test_a_small_table_keeps_full_batch_and_2000_steps_or_10_minutes():
 
 
 @pytest.mark.parametrize("rows", [1_001, 9_000, 10_000])
-def test_a_table_held_in_memory_above_1000_rows_trains_as_a_streamed_one(rows):
+def test_a_table_held_in_memory_above_1000_rows_trains_2000_minibatches_of_1000(rows):
     plan = plan_training(options(), rows)
-    assert (plan.batch_size, plan.iterations, plan.time_budget, plan.streamed) == (1_000, 10_000, 600.0, False)
+    assert (plan.batch_size, plan.iterations, plan.time_budget, plan.streamed) == (1_000, 2_000, 600.0, False)
     assert plan.describe(batch_given=False) == (
         f"training: minibatches of 1,000 rows ({rows:,} training rows, in memory) [default above 1,000 rows], "
-        f"10,000 iterations ({10_000_000 / rows:.3g} epochs) or 10 min, whichever comes first [default]"
+        f"2,000 iterations ({2_000_000 / rows:.3g} epochs) or 10 min, whichever comes first [default]"
     )
     assert plan_training(options(batch_size=rows), rows).batch_size is None  # the full batch, asked for
 
