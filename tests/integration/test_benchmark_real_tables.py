@@ -148,3 +148,17 @@ def test_ours_runs_the_command_line_and_records_its_scores(directory, tmp_path):
     assert record["fit_peak_mb"] > 50 and record["fit_seconds"] > 0
     assert 0 < record["evaluate"]["accuracy"] <= 1
     assert 0 <= record["scores_from_predict"]["auc"] <= 1
+
+
+def test_the_command_line_offers_every_table_and_no_other():
+    assert real_tables.TABLE_NAMES == tuple(TABLES)
+
+
+@pytest.mark.parametrize("name", ["wages", "house_prices", "males", "saratoga_houses"])
+def test_a_table_of_1000_to_10000_rows_has_its_target_and_ignored_columns(name):
+    from benchmarks.suites.scale.real_tables_data import load_frame
+
+    frame, table = load_frame(name), TABLES[name]
+    assert 1_000 < len(frame) <= 10_000
+    assert {table.target, *table.ignore} <= set(frame.columns)
+    assert frame[table.target].notna().sum() > 1_000
