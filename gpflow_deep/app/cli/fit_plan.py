@@ -23,9 +23,9 @@ batch. Under the default time bound the number of steps matters more than their 
 Birthdays (300,000 rows) 10 minutes gave ``deep_gp`` 36-40 steps of 10,000 rows, worse than a
 linear model, and 900-1,000 steps of 1,000 rows, better than it (``docs/scaling.md``). In memory
 too: until 2026-11-30 a table of up to 10,000 rows trained in full batch, and on openintro's loans
-(9,000 rows, 226 inputs once encoded) ``deep_gp``'s 2,000 full-batch steps took 1,175 s and scored
-−2.673 against 212 s and −2.679 with 1,000-row steps, ``dspp``'s 10 minutes of full batches −2.728
-against 2,000 minibatch steps' −2.695 in 511 s (``docs/benchmarks.md`` §11). For the models that
+(9,000 rows, 226 inputs once encoded) ``deep_gp``'s 2,000 full-batch steps took 1,138 s and scored
+−2.673 against 190 s and −2.679 with 1,000-row steps, ``dspp``'s 10 minutes of full batches −2.728
+against 2,000 minibatch steps' −2.695 in 491 s (``docs/benchmarks.md`` §11). For the models that
 propagate several paths per step (DSPP's 10 sigma points, AEP's 20 Monte Carlo paths) 1,000 rows is
 also what keeps a step's memory bounded (AEP on 10,000 passed 2.3 GB)."""
 DEFAULT_ITERATIONS = 2000
