@@ -7,7 +7,7 @@ import numpy as np
 
 from gpflow_deep.app.cli.parsing import example_epilog, paragraph
 from gpflow_deep.app.cli.progress import RowProgress
-from gpflow_deep.app.cli.rows import checked_rows
+from gpflow_deep.app.cli.rows import add_drop_missing, checked_rows
 
 REPORTED_LEVELS = (0.5, 0.8, 0.9, 0.95)
 WIDTH_SAMPLE = 1000  # rows whose interval widths are compared (a uniform sample beyond that)
@@ -31,12 +31,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("run_dir", metavar="RUN_DIR", help="a regression run written by gpflow-deep fit")
     parser.add_argument("data", metavar="HELD_OUT", help="a CSV or Parquet file of rows not used in training")
-    parser.add_argument(
-        "--drop-missing",
-        action="store_true",
-        help="skip rows with missing values instead of filling them as fit did (or, for a run that drops them, "
-        "instead of failing); rows without a target are always skipped",
-    )
+    add_drop_missing(parser)
     parser.set_defaults(run=run)
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from gpflow_deep.app.cli.parsing import example_epilog, paragraph
 from gpflow_deep.app.cli.progress import RowProgress
-from gpflow_deep.app.cli.rows import checked_rows
+from gpflow_deep.app.cli.rows import add_drop_missing, checked_rows
 
 COVERAGE_LEVEL = 0.9
 CALIBRATION_LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
@@ -32,12 +32,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     parser.add_argument("run_dir", metavar="RUN_DIR", help="a directory written by gpflow-deep fit")
     parser.add_argument("data", metavar="DATA", help="a CSV or Parquet file with the target column")
     parser.add_argument("--plot", default=None, help="the calibration PNG (default: RUN_DIR/calibration_<DATA>.png)")
-    parser.add_argument(
-        "--drop-missing",
-        action="store_true",
-        help="skip rows with missing values instead of filling them as fit did (or, for a run that drops them, "
-        "instead of failing); rows without a target are always skipped",
-    )
+    add_drop_missing(parser)
     parser.set_defaults(run=run)
 
 

@@ -15,6 +15,16 @@ from gpflow_deep.app.tables.stream import usable_rows
 DROPPED = "were dropped"
 
 
+def add_drop_missing(parser) -> None:
+    """``--drop-missing`` for a command that scores a run on rows with targets (evaluate, calibrate)."""
+    parser.add_argument(
+        "--drop-missing",
+        action="store_true",
+        help="skip rows with missing values instead of filling them as fit did (or, for a run that drops them, "
+        "instead of failing); rows without a target are always skipped",
+    )
+
+
 @dataclass
 class CheckedRows:
     """A table a run can read: every used column present and typed as in training, every value
