@@ -55,6 +55,7 @@ DEFAULTS_CHANGES: Dict[str, Tuple[DefaultsChange, ...]] = {
             "the noise started at 1% of var(Y)",
             ("houseprices", "caschools", "quakes", "cps1985"),
         ),
+        DefaultsChange("2026-11-30 20:38:00", ("student_t_df",), "the Gaussian likelihood"),
     ),
 }
 

@@ -88,6 +88,12 @@ class ModelEntry:
         its defaults decide that floor from the data (a pilot GP) and not from the moments a run
         directory keeps; the floor sits in the variance's transform, out of the checkpoint, so
         ``save_run`` records the floor chosen under this option. None: no such floor.
+    :ivar likelihood_options: for a likelihood name (``fit --likelihood``), the builder options
+        that give it in place of a GPflow likelihood passed in (the builder's own, started from the
+        data), e.g. ``student_t_df`` for ``build_random_feature_dgp``, whose default is Student-t.
+    :ivar numeric_likelihood: the likelihood of a numeric target under ``fit --likelihood auto``
+        in place of the pilots' choice, where the builder's default is not the Gaussian; None: the
+        pilots choose.
     :ivar demo: its recipes in ``gpflow-deep demo``.
     :ivar protocol: its papers' settings in the UCI protocol (``gpflow-deep benchmark``).
     """
@@ -97,6 +103,8 @@ class ModelEntry:
     takes_likelihood: Optional[bool] = None
     config: Optional[str] = None
     floor_option: Optional[str] = None
+    likelihood_options: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    numeric_likelihood: Optional[str] = None
     demo: Tuple[Recipe, ...] = ()
     protocol: Tuple[Recipe, ...] = ()
 
@@ -157,6 +165,8 @@ MODELS: Dict[str, ModelEntry] = {
             "build_random_feature_dgp",
             config="RandomFeatureDGPConfig",
             takes_likelihood=True,
+            likelihood_options=dict(gaussian=dict(student_t_df=None), studentt=dict(student_t_df=3.0)),
+            numeric_likelihood="studentt",
             demo=(
                 Recipe(
                     "rf",
@@ -346,6 +356,15 @@ def accepts_likelihood(builder: Callable) -> bool:
         if entry.builder == builder.__name__ and entry.takes_likelihood is not None:
             return entry.takes_likelihood
     return "likelihood" in inspect.signature(builder).parameters
+
+
+def likelihood_options(builder_name: str, likelihood: str) -> Optional[Mapping[str, object]]:
+    """The builder options that give ``likelihood`` for the builder called ``builder_name``
+    (:attr:`ModelEntry.likelihood_options`), or None where a GPflow likelihood is passed in."""
+    for entry in MODELS.values():
+        if entry.builder == builder_name:
+            return entry.likelihood_options.get(likelihood)
+    return None
 
 
 def make_likelihood(

@@ -9,8 +9,9 @@ on the test part in original units: log-likelihood, RMSE, CRPS, coverage of each
 PIT values' histogram in 10 bins.
 
 ``--likelihood studentt`` gives each builder GPflow's Student-t (3 degrees of freedom) instead of
-its default Gaussian; the log-likelihood is then the mixture's exact density, the intervals those
-of each path's moment-matched Gaussian. ``--likelihood floored`` gives a Gaussian whose variance
+its default; under any likelihood but the Gaussian the log-likelihood is the mixture's exact density
+(``predict_log_density``), the intervals those of the mixture over y (for a Student-t, the strata of
+its noise: :mod:`gpflow_deep.core.noise_strata`). ``--likelihood floored`` gives a Gaussian whose variance
 is bounded below by 5% of the standardised targets' (0.05, started at 0.1), the floor
 ``build_dspp``'s defaults set, for builders whose noise is otherwise unbounded;
 ``--likelihood unbounded`` the same Gaussian without the floor (GPflow's own bound of 1e-6).
@@ -197,6 +198,8 @@ def _scored(Y, chunks, log_density=None) -> dict:
 
 
 def run(builder: str, dataset: str, split: int, args) -> dict:
+    import gpflow
+
     import gpflow_deep as gd
     from gpflow_deep.evaluation.conformal import calibrate
 
@@ -237,7 +240,7 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
     else:
         model = trained(builder, X, Y, args.steps, split, args.likelihood, args.options, args.learning_rate)
     seconds = time.perf_counter() - began
-    exact_density = args.likelihood == "studentt"
+    exact_density = not isinstance(model.likelihood, gpflow.likelihoods.Gaussian)
     scores = test_scores(model, part.X_test, part.Y_test, y_std, calibration, exact_density)
     if args.validation_fraction:
         scores.update(validation_fraction=args.validation_fraction, patience=args.patience, best_iteration=stopped_at)

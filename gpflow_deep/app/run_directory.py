@@ -30,7 +30,7 @@ import numpy as np
 import tensorflow as tf
 
 from gpflow_deep.app.tables import Preprocessing
-from gpflow_deep.registry import MODELS, accepts_likelihood, builder_named, make_likelihood
+from gpflow_deep.registry import MODELS, accepts_likelihood, builder_named, likelihood_options, make_likelihood
 
 CONFIG_FILE = "config.json"
 PREPROCESSING_FILE = "preprocessing.json"
@@ -75,12 +75,17 @@ class RunConfig:
         Y ``[K, 1]`` of a training set of ``num_data`` rows."""
         builder = builder_named(self.builder)
         arguments = dict(num_layers=self.num_layers, seed=self.seed)
-        likelihood = make_likelihood(self.likelihood, self.num_classes, self.multiclass_link == "robust_max")
+        options = likelihood_options(self.builder, self.likelihood)
+        likelihood = None
+        if options is not None:
+            arguments.update(options)
+        else:
+            likelihood = make_likelihood(self.likelihood, self.num_classes, self.multiclass_link == "robust_max")
         if likelihood is not None:
             if not accepts_likelihood(builder):
                 raise ValueError(f"model {self.model} supports only a Gaussian likelihood, not {self.likelihood}")
             arguments["likelihood"] = likelihood
-        return builder(X, Y, num_data=self.num_data, **arguments, **self.builder_options)
+        return builder(X, Y, num_data=self.num_data, **{**arguments, **self.builder_options})
 
     def stand_in_sample(self) -> Tuple[np.ndarray, np.ndarray]:
         """Inputs ``[K, D]`` and targets ``[K, 1]`` of the sample's shape and moments: random

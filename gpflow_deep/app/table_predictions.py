@@ -4,7 +4,8 @@ Every chunk comes from the model's one chunked predictive (``model.predict_mixtu
 the run's seed and the rows' position in the file, so that a file predicted batch by batch gets
 exactly what ``model.predict_y(X, seed=run seed)`` gives for all its rows at once. For regression a
 chunk is the mixture over y: per path, the likelihood's moments of y given that path's Gaussian over
-f (exact for a Gaussian likelihood; a moment-matched Gaussian per path for Student-t and Poisson),
+f (exact for a Gaussian likelihood and, through the strata of its noise, for Student-t; a
+moment-matched Gaussian per path for Poisson),
 in the target's original units. For classification it is the class probabilities, averaged over the
 paths with their weights. With targets, a chunk also has their exact log-density under the mixture.
 """
@@ -16,7 +17,8 @@ import numpy as np
 import tensorflow as tf
 
 from gpflow_deep.app.run_directory import Run
-from gpflow_deep.core.mixtures import mixture_log_density, per_component, predict_mean_and_var
+from gpflow_deep.core.mixtures import mixture_log_density, per_component
+from gpflow_deep.core.noise_strata import y_mixture
 from gpflow_deep.evaluation.moments import mixture_mean_and_std
 
 CHUNK_ROWS = 256
@@ -54,15 +56,15 @@ def predictive_chunks(
     for rows, mixture in model.predict_mixture_chunks(X, seed=run.config.seed, over=over, first_row=first_row):
         log_density = None
         if Y is None:
-            means, variances = mixture.means.numpy(), mixture.variances.numpy()
+            means, variances, log_weights = (t.numpy() for t in mixture)
         else:
             inputs = tf.convert_to_tensor(X[rows], dtype=model.dtype)
-            y_moments = predict_mean_and_var(model.likelihood, inputs, *mixture[:2])
-            means, variances = (t.numpy() for t in y_moments)
+            over_y = y_mixture(model.likelihood, inputs, mixture, model.paths_equally_weighted)
+            means, variances, log_weights = (t.numpy() for t in over_y)
             targets = tf.convert_to_tensor(Y[rows], dtype=model.dtype)
             densities = per_component(model.likelihood.predict_log_density, inputs, *mixture[:2], targets)
             log_density = mixture_log_density(densities, mixture.log_weights).numpy()
-        yield _in_table_units(run.preprocessing, rows, means, variances, mixture.log_weights.numpy(), log_density)
+        yield _in_table_units(run.preprocessing, rows, means, variances, log_weights, log_density)
 
 
 def _in_table_units(preprocessing, rows: slice, means, variances, log_weights, log_density) -> ChunkPrediction:

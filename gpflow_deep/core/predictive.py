@@ -20,10 +20,12 @@ from gpflow_deep.core.mixtures import (
     per_component,
     predict_mean_and_var,
 )
+from gpflow_deep.core.noise_strata import y_mixture
 
 QUANTITIES = ("paths", "f", "y", "y_mixture", "log_density")
 """What a chunk evaluates: every layer's outputs and the log-weights (``"paths"``); the moments of
-the mixture over f or y; the mixture over y itself (each path's moments of y); the exact log-density."""
+the mixture over f or y; the mixture over y itself (each path's moments of y; for a Student-t
+likelihood, the strata of its noise, :mod:`gpflow_deep.core.noise_strata`); the exact log-density."""
 
 _COMPILED_PREDICTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -39,10 +41,10 @@ def evaluate_chunk(model, quantity: str, X: tf.Tensor, *args: tf.Tensor) -> Any:
     if quantity == "log_density":
         logp = per_component(model.likelihood.predict_log_density, X, mixture.means, mixture.variances, *targets)
         return mixture_log_density(logp, mixture.log_weights)
-    means, variances = predict_mean_and_var(model.likelihood, X, mixture.means, mixture.variances)
     if quantity == "y":
+        means, variances = predict_mean_and_var(model.likelihood, X, mixture.means, mixture.variances)
         return mixture_moments(means, variances, mixture.log_weights)
-    return GaussianMixture(means, variances, mixture.log_weights)
+    return y_mixture(model.likelihood, X, mixture, model.paths_equally_weighted)
 
 
 def compiled_prediction(model, quantity: str) -> Callable:

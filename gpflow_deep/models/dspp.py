@@ -47,6 +47,8 @@ class DSPP(DeepMixtureModel):
         none) and the rest of :class:`DeepMixtureModel`'s.
     """
 
+    paths_equally_weighted = False  # sigma points with learned weights
+
     def __init__(
         self,
         layers: Sequence,

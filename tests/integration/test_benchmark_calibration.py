@@ -282,10 +282,10 @@ def test_a_learning_rate_variant_trains_at_its_rate_and_is_a_row_of_its_own(tmp_
 
     rng = np.random.default_rng(0)
     X, Y = rng.standard_normal((40, 2)), rng.standard_normal((40, 1))
-    start = gd.build_random_feature_dgp(X, Y).likelihood.variance.unconstrained_variable.numpy()
+    start = gd.build_random_feature_dgp(X, Y).likelihood.scale.unconstrained_variable.numpy()
     for rate in (0.003, 0.02):  # Adam's first step moves every parameter by the rate (g / |g|)
         model = trained("build_random_feature_dgp", X, Y, steps=1, seed=0, learning_rate=rate)
-        step = model.likelihood.variance.unconstrained_variable.numpy() - start
+        step = model.likelihood.scale.unconstrained_variable.numpy() - start
         assert abs(step) == pytest.approx(rate, rel=1e-3)
     runs = [_record(2000, -2.5, 0.9), _record(2000, -2.4, 0.9, learning_rate=0.003)]
     assert sorted(key[0] for key in grouped(runs, splits=None, steps=3000)) == [

@@ -33,7 +33,14 @@ from gpflow_deep.app.cli.held_out import (
 from gpflow_deep.app.cli.parsing import CommandError, example_epilog, paragraph
 from gpflow_deep.app.cli.progress import RowProgress
 from gpflow_deep.app.tables.learning import AUTO
-from gpflow_deep.registry import LIKELIHOODS, MODEL_BUILDERS, accepts_likelihood, available_models, builder_named
+from gpflow_deep.registry import (
+    LIKELIHOODS,
+    MODEL_BUILDERS,
+    MODELS,
+    accepts_likelihood,
+    available_models,
+    builder_named,
+)
 
 logger = logging.getLogger("gpflow_deep.app.cli")
 
@@ -291,7 +298,11 @@ def _likelihood(args, table, X_sample, Y_sample):
         labels = len(preprocessing.labels)
         print(f"likelihood: {preprocessing.likelihood} (target {args.target!r} has {labels} labels)")
         return preprocessing.likelihood, None
-    if not accepts_likelihood(builder_named(MODEL_BUILDERS[args.model])):
+    entry = MODELS.get(args.model)
+    if entry is not None and entry.numeric_likelihood is not None:
+        reason = f"{args.model}'s default for a numeric target; --likelihood gaussian for the Gaussian"
+        choice = LikelihoodChoice(entry.numeric_likelihood, reason=reason)
+    elif not accepts_likelihood(builder_named(MODEL_BUILDERS[args.model])):
         choice = LikelihoodChoice("gaussian", reason=f"{args.model} supports only a Gaussian likelihood")
     else:
         if len(X_sample) >= MIN_SAMPLE_ROWS:

@@ -10,7 +10,7 @@ from fixtures.tables import regression_rows, write_csv, write_train_and_test
 from gpflow_deep.app.cli.builder_options import parse_options
 from gpflow_deep.app.cli.main import main
 from gpflow_deep.app.cli.parsing import CommandError
-from gpflow_deep.app.run_directory import CONFIG_FILE, load_run
+from gpflow_deep.app.run_directory import CONFIG_FILE, SUMMARY_FILE, load_run
 from gpflow_deep.registry import MODEL_BUILDERS, ModelEntry, register_model
 
 
@@ -109,3 +109,20 @@ def test_fit_says_which_options_it_builds_with(tmp_path, capsys):
     line = "initialising sod_dgp (2 layers, gaussian likelihood, subset_size=12, subset='random') from all 20"
     assert line in capsys.readouterr().out
     assert load_run(str(tmp_path / "run")).model.num_subset == 12
+
+
+def test_random_features_take_their_student_t_for_a_numeric_target_unless_told(members_run, tmp_path):
+    """``--likelihood auto`` (the default) gives ``random_feature_dgp`` its builder's Student-t
+    without pilots; ``--likelihood gaussian`` the Gaussian."""
+    run_dir, _ = members_run
+    config = json.loads((run_dir / CONFIG_FILE).read_text())
+    assert config["likelihood"] == "studentt"
+    choice = json.loads((run_dir / SUMMARY_FILE).read_text())["likelihood_choice"]
+    assert choice["reason"].startswith("random_feature_dgp's default for a numeric target")
+    assert choice["scores"] == {}, "no pilots ran"
+    assert type(load_run(str(run_dir)).model.likelihood).__name__ == "StudentT"
+    train, _ = write_train_and_test(tmp_path, *regression_rows(40), train_rows=32)
+    gaussian_dir = tmp_path / "gaussian"
+    arguments = ["fit", train, "--target", "price", "--out", str(gaussian_dir), "--iterations", "5"]
+    assert main(arguments + ["--model", "random_feature_dgp", "--likelihood", "gaussian"]) == 0
+    assert type(load_run(str(gaussian_dir)).model.likelihood).__name__ == "Gaussian"

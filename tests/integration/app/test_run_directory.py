@@ -82,6 +82,24 @@ def test_a_floor_chosen_from_the_data_is_recorded_unless_the_options_set_it(tmp_
     assert with_chosen_floor(deep, deep.build(X, Y)) is deep
 
 
+@pytest.mark.parametrize("name, likelihood", [("gaussian", "Gaussian"), ("studentt", "StudentT")])
+def test_a_likelihood_name_reaches_random_features_as_its_builder_option(name, likelihood):
+    """``gaussian`` (every random-feature run written before its default became Student-t) and
+    ``studentt`` are the builder's own likelihoods, the noise started from the data; an option
+    given for the same field wins."""
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, (30, 2))
+    Y = np.sin(3 * X[:, :1]) + 0.1 * rng.normal(size=(30, 1))
+    config = RunConfig("random_feature_dgp", "build_random_feature_dgp", 2, name, 0, 30, [30, 2], {})
+    built = config.build(X, Y).likelihood
+    assert type(built).__name__ == likelihood
+    default = gd.build_random_feature_dgp(X, Y, seed=0, student_t_df=3.0 if name == "studentt" else None)
+    for mine, theirs in zip(built.trainable_variables, default.likelihood.trainable_variables):
+        np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-12)
+    five = replace(config, likelihood="studentt", builder_options={"student_t_df": 5.0})
+    assert five.build(X, Y).likelihood.df == 5.0
+
+
 def test_registry_offers_only_builders_the_package_has():
     assert {"deep_gp", "dspp"} <= set(available_models())
     register_builder("imaginary_dgp", "build_imaginary_dgp")

@@ -2,11 +2,13 @@
 
 import logging
 
+import gpflow
 import numpy as np
 import pytest
 
 from gpflow_deep import build_random_feature_dgp
 from gpflow_deep.builders.pilot_gp import pilot_noise_variance
+from gpflow_deep.builders.random_feature_dgp import additive_noise_variance
 
 
 def sine(noise_variance: float, seed: int = 0, rows: int = 200):
@@ -17,7 +19,8 @@ def sine(noise_variance: float, seed: int = 0, rows: int = 200):
 
 
 def start(X, Y, **config) -> float:
-    return float(build_random_feature_dgp(X, Y, **config).likelihood.variance.numpy())
+    """The variance of the noise the model starts with (its default likelihood: Student-t)."""
+    return additive_noise_variance(build_random_feature_dgp(X, Y, **config).likelihood)
 
 
 def test_on_a_noisy_table_the_noise_starts_at_a_tenth_of_the_pilots(caplog):
@@ -48,3 +51,24 @@ def test_a_fraction_that_is_not_positive_is_refused(fraction):
     X, Y = sine(0.5)
     with pytest.raises(ValueError, match="pilot_noise_fraction"):
         build_random_feature_dgp(X, Y, pilot_noise_fraction=fraction)
+
+
+def test_the_default_likelihood_is_a_student_t_of_the_gaussians_variance():
+    """``student_t_df=3`` (the default): GPflow's Student-t whose variance s²ν/(ν − 2) is the
+    Gaussian's start; ``None`` and ``setup="paper"``: the Gaussian."""
+    X, Y = sine(0.5)
+    student = build_random_feature_dgp(X, Y).likelihood
+    gaussian = build_random_feature_dgp(X, Y, student_t_df=None).likelihood
+    assert isinstance(student, gpflow.likelihoods.StudentT) and student.df == 3.0
+    assert isinstance(gaussian, gpflow.likelihoods.Gaussian)
+    assert student.scale.numpy() ** 2 * 3.0 == pytest.approx(gaussian.variance.numpy(), rel=1e-12)
+    assert isinstance(build_random_feature_dgp(X, Y, setup="paper").likelihood, gpflow.likelihoods.Gaussian)
+    five = build_random_feature_dgp(X, Y, student_t_df=5.0).likelihood
+    assert five.scale.numpy() ** 2 * 5.0 / 3.0 == pytest.approx(gaussian.variance.numpy(), rel=1e-12)
+
+
+@pytest.mark.parametrize("df", [2.0, 1.0])
+def test_two_or_fewer_degrees_of_freedom_are_refused(df):
+    X, Y = sine(0.5)
+    with pytest.raises(ValueError, match="student_t_df must be above 2"):
+        build_random_feature_dgp(X, Y, student_t_df=df)

@@ -9,6 +9,7 @@ from test_random_features import random_posterior
 
 import gpflow_deep as gd
 from gpflow_deep import RandomFeatureLayer
+from gpflow_deep.builders.random_feature_dgp import additive_noise_variance
 
 pytestmark = pytest.mark.shape_checks("compiled")
 
@@ -96,7 +97,7 @@ def test_the_builders_members_start_each_at_its_own_posterior_and_member_zero_is
     fixed = tf.constant([0, 0], tf.int64)  # unused: Ω and its ε are fixed
     inputs = tf.linalg.matmul(hidden.features(X[None], fixed, num_paths=2), hidden.w_mean)
     inputs = tf.concat([inputs, tf.tile(X[None], [2, 1, 1])], axis=-1) if two.feed_forward else inputs
-    noise = float(two.likelihood.variance.numpy())
+    noise = additive_noise_variance(two.likelihood)
     for k, Phi in enumerate(last.features(inputs, fixed, num_paths=2).numpy()):
         precision = np.eye(Phi.shape[1]) + Phi.T @ Phi / noise
         np.testing.assert_allclose(last.w_mean[k], np.linalg.solve(precision, Phi.T @ Y / noise), rtol=1e-8)
