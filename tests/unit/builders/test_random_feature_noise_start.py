@@ -72,3 +72,12 @@ def test_two_or_fewer_degrees_of_freedom_are_refused(df):
     X, Y = sine(0.5)
     with pytest.raises(ValueError, match="student_t_df must be above 2"):
         build_random_feature_dgp(X, Y, student_t_df=df)
+
+
+def test_a_given_student_t_without_a_variance_starts_the_last_layer_at_the_prior():
+    """ν = 2 has no variance: no linear-model start (q(W) at the prior, N(0, 1)), and no error."""
+    X, Y = sine(0.5)
+    model = build_random_feature_dgp(X, Y, likelihood=gpflow.likelihoods.StudentT(df=2.0))
+    last = model.layers[-1]
+    np.testing.assert_array_equal(last.w_mean.numpy(), 0.0)
+    np.testing.assert_allclose(last.w_std.numpy(), 1.0)
