@@ -264,7 +264,9 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
         whose whole ``[S, N, P]`` mixture need not be held at once: yields (rows, the mixture of
         those rows, each field ``[S, rows, P]``), the slices of ``predict_mixture(Xnew)`` with the
         same ``num_samples`` and ``seed``. ``over="y"`` gives the mixture over y instead (each
-        path's moments of y under the likelihood: the mixture whose moments ``predict_y`` returns).
+        path's moments of y under the likelihood: the mixture whose moments ``predict_y`` returns;
+        for a Student-t likelihood each path split into strata of its noise's scale, S·Q
+        components, :mod:`gpflow_deep.core.noise_strata`).
         ``first_row`` says that ``Xnew`` are rows ``first_row, ...`` of a larger input read in
         batches (a file), so that each row gets the noise it has there: the batches together give
         exactly the predictions of the whole input. The arguments are checked at the call, the

@@ -105,3 +105,21 @@ def test_a_gaussian_likelihood_keeps_one_component_per_path():
     np.testing.assert_allclose(over_y.means, mixture.means)
     np.testing.assert_allclose(over_y.variances, mixture.variances + 0.3)
     np.testing.assert_allclose(over_y.log_weights, mixture.log_weights)
+
+
+def test_a_student_t_models_mixture_over_y_has_the_moments_predict_y_gives():
+    """End to end: ``predict_mixture_chunks(over="y")`` of a random-feature model (Student-t, its
+    default) has S·Q components whose moments are ``predict_y``'s."""
+    import gpflow_deep as gd
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((30, 2))
+    Y = np.sin(X[:, :1]) + 0.1 * rng.standard_normal((30, 1))
+    model = gd.build_random_feature_dgp(X, Y, num_features=10)
+    assert isinstance(model.likelihood, gpflow.likelihoods.StudentT)
+    (_, over_y), *_ = model.predict_mixture_chunks(X[:7], num_samples=10, seed=3, over="y")
+    assert over_y.means.shape == (10 * 7, 7, 1)  # ⌈64 / 10⌉ strata per path
+    mean, variance = model.predict_y(X[:7], num_samples=10, seed=3)
+    moments = mixture_moments(*over_y)
+    np.testing.assert_allclose(moments[0], mean, rtol=1e-10)
+    np.testing.assert_allclose(moments[1], variance, rtol=1e-6)
