@@ -121,7 +121,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         default=AUTO,
         choices=(AUTO,) + LIKELIHOODS,
         help="gaussian or studentt regression, poisson counts, bernoulli or multiclass labels; auto: labels "
-        "for a text or 0/1 target, else gaussian or studentt by held-out pilots (default: %(default)s)",
+        "for a text or 0/1 target, else gaussian or studentt by held-out pilots (random_feature_dgp: studentt, "
+        "its default) (default: %(default)s)",
     )
     parser.add_argument(
         "--validation-fraction",
