@@ -95,8 +95,8 @@ def student_t_y_mixture(
     ``noise_variances`` (s²ν/(ν − 2)), as K = S·Q Gaussians: component s·Q + q is path s with its
     q-th stratum of the noise (module docstring), of weight w_s / Q."""
     num_paths = tf.shape(means)[0]
-    per_path = tf.cast(tf.math.ceil(NOISE_STRATA / tf.cast(num_paths, tf.float64)), tf.int32)
-    per_path = tf.maximum(per_path, 1 if paths_equally_weighted else WEIGHTED_PATH_STRATA)
+    at_least = (NOISE_STRATA + num_paths - 1) // num_paths  # ⌈NOISE_STRATA / S⌉
+    per_path = tf.maximum(at_least, 1 if paths_equally_weighted else WEIGHTED_PATH_STRATA)
     multipliers = student_t_variance_multipliers(  # [S, Q]
         likelihood.df, num_paths, per_path, paths_equally_weighted, means.dtype
     )
