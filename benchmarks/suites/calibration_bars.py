@@ -22,9 +22,20 @@ from benchmarks.common import RESULTS_DIR
 from benchmarks.suites.calibration_summary import BARS, coverage_within_band, grouped, log_likelihood_bars
 from gpflow_deep.app.benchmark import parse_splits, read_results
 
-FRESH_SETS = ("1000-1009", "1010-1019", "3000-3009", "3010-3019", "4000-4009", "4010-4019", "5000-5009", "6000-6009")
+FRESH_SETS = (
+    "1000-1009",
+    "1010-1019",
+    "3000-3009",
+    "3010-3019",
+    "4000-4009",
+    "4010-4019",
+    "5000-5009",
+    "6000-6009",
+    "7000-7009",
+    "7010-7019",
+)
 """The sets of ten fresh splits that every builder has run on boston; concrete has 1000–1009,
-3000–3009, 4000–4009 and 5000–5009."""
+3000–3009, 4000–4009, 5000–5009 and 7000–7009."""
 RESULT_FILES = (
     "calibration.jsonl",
     "calibration_second_ten.jsonl",
@@ -32,6 +43,7 @@ RESULT_FILES = (
     "calibration_fourth_set.jsonl",
     "calibration_fifth_set.jsonl",
     "calibration_sixth_set.jsonl",
+    "calibration_seventh_set.jsonl",
 )
 
 
