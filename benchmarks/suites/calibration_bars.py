@@ -35,7 +35,7 @@ FRESH_SETS = (
     "7010-7019",
 )
 """The sets of ten fresh splits that every builder has run on boston; concrete has 1000–1009,
-3000–3009, 4000–4009, 5000–5009 and 7000–7009."""
+3000–3009, 4000–4009, 5000–5009 and 7000–7009 (and 4010–4019 for random features)."""
 RESULT_FILES = (
     "calibration.jsonl",
     "calibration_second_ten.jsonl",
