@@ -37,6 +37,7 @@ class RandomFeatureDGP(MonteCarloModel):
     """
 
     default_learning_rate = 0.003
+    anneals_learning_rate = True
 
     def __init__(self, layers, likelihood, num_data, num_samples=None, *, feed_forward: bool = False, **options):
         members = math.lcm(*(getattr(layer, "num_members", 1) for layer in layers))

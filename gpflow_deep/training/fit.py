@@ -62,6 +62,7 @@ def fit(
     batch_size: Optional[int] = None,
     optimizer: Optional[tf_keras.optimizers.Optimizer] = None,
     learning_rate: Optional[float] = None,
+    anneal: Optional[bool] = None,
     natgrad_gamma: Optional[float] = None,
     seed: Optional[int] = None,
     jit_compile: bool = False,
@@ -94,6 +95,10 @@ def fit(
         (:class:`~gpflow_deep.training.FusedAdam`, Keras's Adam with one fused update per variable).
     :param learning_rate: Adam's step size; None: the model's ``default_learning_rate`` (0.01;
         ``AEPDGP``'s and ``RandomFeatureDGP``'s 0.003).
+    :param anneal: lower Adam's step from ``learning_rate`` to zero along a half cosine over the
+        ``iterations`` (Keras's ``CosineDecay`` on the optimizer's own step count, so a resumed run
+        carries on along it); None: the model's ``anneals_learning_rate`` (``RandomFeatureDGP``'s
+        only), and then only with ``iterations`` given and no ``optimizer``.
     :param natgrad_gamma: if given, the last layer's (q_mu, q_sqrt) take natural-gradient steps
         of this size (GPflow's ``NaturalGradient``) and the optimizer trains everything else.
     :param seed: seeds the model's generator and the shuffling: the same seed, the same run.
@@ -156,7 +161,8 @@ def fit(
     on_nonfinite = check_choice("on_nonfinite", on_nonfinite, ON_NONFINITE)
     seed = check_seed("seed", seed)
     with strategy.scope() if strategy is not None else contextlib.nullcontext():
-        optimizer = _checked_optimizer(optimizer, learning_rate_for(model, learning_rate))
+        annealed_over = iterations if anneals(model, anneal, iterations, optimizer) else None
+        optimizer = _checked_optimizer(optimizer, learning_rate_for(model, learning_rate), annealed_over)
     checkpoint_dir = checkpoint_directory(checkpoint_dir, strategy)
     if seed is not None:
         model.rng.reset_from_seed(seed)
@@ -258,10 +264,27 @@ def learning_rate_for(model: DeepMixtureModel, learning_rate: Optional[float]) -
     return model.default_learning_rate if learning_rate is None else learning_rate
 
 
-def _checked_optimizer(optimizer, learning_rate: float) -> tf_keras.optimizers.Optimizer:
-    """``optimizer`` if it is a ``tf_keras`` one, else Adam (fused) with a positive ``learning_rate``."""
+def anneals(model: DeepMixtureModel, anneal: Optional[bool], iterations: Optional[int], optimizer=None) -> bool:
+    """Whether :func:`fit`'s own Adam anneals its step: ``anneal``, or when None the model's
+    ``anneals_learning_rate`` where it can (``iterations`` given, no ``optimizer``)."""
+    if anneal is not None and not isinstance(anneal, bool):
+        raise TypeError(f"anneal must be True, False or None, got {anneal!r}")
+    if anneal and (optimizer is not None or iterations is None):
+        given = "an optimizer (give it its own schedule)" if optimizer is not None else "iterations=None"
+        raise ValueError(f"anneal=True needs the iterations to anneal over and fit's own Adam, got {given}")
+    if anneal is None:
+        return model.anneals_learning_rate and iterations is not None and optimizer is None
+    return anneal
+
+
+def _checked_optimizer(optimizer, learning_rate: float, annealed_over: Optional[int]) -> tf_keras.optimizers.Optimizer:
+    """``optimizer`` if it is a ``tf_keras`` one, else Adam (fused) with a positive ``learning_rate``,
+    lowered along a half cosine over ``annealed_over`` iterations if given."""
     if optimizer is None:
-        return FusedAdam(check_positive("learning_rate", learning_rate))
+        learning_rate = check_positive("learning_rate", learning_rate)
+        if annealed_over is not None:
+            return FusedAdam(tf_keras.optimizers.schedules.CosineDecay(learning_rate, annealed_over))
+        return FusedAdam(learning_rate)
     if not isinstance(optimizer, (tf_keras.optimizers.Optimizer, tf_keras.optimizers.legacy.Optimizer)):
         raise TypeError(
             "optimizer must be a tf_keras optimizer (from gpflow.keras import tf_keras; "

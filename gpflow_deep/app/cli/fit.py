@@ -117,6 +117,13 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         help="Adam's step size (default: the model's: 0.01; aep_dgp and random_feature_dgp 0.003)",
     )
     parser.add_argument(
+        "--anneal",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="lower Adam's step to zero along a half cosine over the steps (default: the model's: "
+        "random_feature_dgp anneals; not with --time-budget alone)",
+    )
+    parser.add_argument(
         "--likelihood",
         default=AUTO,
         choices=(AUTO,) + LIKELIHOODS,
@@ -365,14 +372,19 @@ def _streamed(reader, table, args, held, batch_size: int, X_sample):
 def _train(args, model, data, plan, held_out, config, workers):
     from gpflow_deep import training
     from gpflow_deep.app.run_directory import LOG_DIR
-    from gpflow_deep.training.fit import learning_rate_for
+    from gpflow_deep.training.fit import anneals, learning_rate_for
 
     learning_rate = learning_rate_for(model, args.learning_rate)
+    try:
+        annealed = anneals(model, args.anneal, plan.iterations)
+    except ValueError as error:
+        raise CommandError(f"--anneal: {error}") from error
     config.training = dict(
         iterations=plan.iterations,
         time_budget=plan.time_budget,
         batch_size=plan.batch_size,
         learning_rate=learning_rate,
+        annealed=annealed,
         validation_fraction=args.validation_fraction,
         patience=args.patience if held_out is not None else None,
     )
@@ -383,6 +395,7 @@ def _train(args, model, data, plan, held_out, config, workers):
         plan.iterations,
         batch_size=None if plan.streamed else plan.batch_size,
         learning_rate=learning_rate,
+        anneal=annealed,
         seed=args.seed,
         log_dir=os.path.join(args.out, LOG_DIR) if workers is None or workers.is_chief else None,
         monitor_every=monitor_every,
