@@ -56,8 +56,6 @@ DEFAULTS_CHANGES: Dict[str, Tuple[DefaultsChange, ...]] = {
             ("houseprices", "caschools", "quakes", "cps1985"),
         ),
         DefaultsChange("2026-11-30 20:38:00", ("student_t_df",), "the Gaussian likelihood"),
-        # fit's Adam anneals its step (``anneals_learning_rate``): not a builder field, as above
-        DefaultsChange("2026-12-01 04:00:00", ("anneal",), "Adam's step held constant"),
     ),
 }
 

@@ -25,8 +25,8 @@ Gaussian noise. ``--datasets`` takes the shipped boston and concrete and the rea
 ``--options JSON`` passes builder fields (a variant of the defaults, e.g. ``'{"num_features": 200}'``);
 its records carry them under ``options`` and the summary shows each variant as a row of its own.
 ``--learning-rate R`` trains at Adam R instead of the model's own rate (recorded as ``learning_rate``),
-a variant of the same kind; so does ``--no-anneal``, Adam's step held constant for a model that
-anneals it by default (``RandomFeatureDGP``; recorded as ``anneal: false``).
+a variant of the same kind; so does ``--anneal``, Adam's step lowered to zero along a half cosine
+over the steps (``gd.fit``'s ``anneal=True``; recorded as ``anneal: true``).
 Variants are chosen on tuning seeds (2000 onwards), never on the fresh 1000-1039.
 
 ``--validation-fraction F`` holds out F of the training part and stops on it: at most ``--steps``
@@ -82,10 +82,10 @@ def trained(
     likelihood: str = "default",
     options: Optional[dict] = None,
     learning_rate: Optional[float] = None,
-    anneal: Optional[bool] = None,
+    anneal: bool = False,
 ):
     """``build_<name>(X, Y, **options)`` trained by ``steps`` full-batch Adam steps (:func:`fitted`)
-    at ``learning_rate`` (None: the model's own), annealed if ``anneal`` (None: as the model says)."""
+    at ``learning_rate`` (None: the model's own), annealed if ``anneal``."""
     return fitted(builder, X, Y, steps, seed, likelihood, options, learning_rate=learning_rate, anneal=anneal)[0]
 
 
@@ -214,7 +214,6 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
         scores = _scored(part.Y_test * y_std, reference(X, Y, part.X_test, y_std))
         return _record(builder, dataset, split, len(X), args, scores, time.perf_counter() - began)
     stopped_at = None
-    anneal = False if args.no_anneal else None
     held_fraction = args.calibration_fraction or args.validation_fraction
     if held_fraction:
         order = np.random.default_rng(split).permutation(len(X))
@@ -230,7 +229,7 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
             args.likelihood,
             args.options,
             args.learning_rate,
-            anneal,
+            args.anneal,
         )
         calibration = calibrate(model, X[held_rows], Y[held_rows])
     elif args.validation_fraction:
@@ -246,11 +245,13 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
             patience=args.patience,
             monitor_every=STOPPING_CHECK_EVERY,
             learning_rate=args.learning_rate,
-            anneal=anneal,
+            anneal=args.anneal,
         )
         stopped_at = result.best_iteration
     else:
-        model = trained(builder, X, Y, args.steps, split, args.likelihood, args.options, args.learning_rate, anneal)
+        model = trained(
+            builder, X, Y, args.steps, split, args.likelihood, args.options, args.learning_rate, args.anneal
+        )
     seconds = time.perf_counter() - began
     exact_density = not isinstance(model.likelihood, gpflow.likelihoods.Gaussian)
     scores = test_scores(model, part.X_test, part.Y_test, y_std, calibration, exact_density)
@@ -266,8 +267,8 @@ def _record(builder: str, dataset: str, split: int, num_train: int, args, scores
         record["options"] = args.options
     if args.learning_rate is not None:
         record["learning_rate"] = args.learning_rate
-    if args.no_anneal:
-        record["anneal"] = False
+    if args.anneal:
+        record["anneal"] = True
     record.update(seconds=seconds, threads=args.threads, **provenance())
     return record
 
@@ -296,7 +297,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--options", type=json.loads, default={}, help="builder fields as JSON (a variant)")
     parser.add_argument("--learning-rate", type=float, default=None, help="Adam's step size (default: the model's own)")
     parser.add_argument(
-        "--no-anneal", action="store_true", help="Adam's step held constant (random_feature_dgp anneals it)"
+        "--anneal", action="store_true", help="Adam's step lowered to zero along a half cosine (a variant)"
     )
     parser.add_argument(
         "--validation-fraction", type=float, default=0.0, help="hold out F of the training rows to stop on"
@@ -314,13 +315,13 @@ def main(argv: Optional[List[str]] = None) -> int:
             args.calibration_fraction,
             args.options,
             args.learning_rate is not None,
-            args.no_anneal,
+            args.anneal,
         )
     )
     if set(REFERENCES) & set(args.builders) and variant:
         parser.error(
             "exact_gp and linear are the Gaussian references: run them without --likelihood, --options, "
-            "--learning-rate, --no-anneal and --calibration-fraction"
+            "--learning-rate, --anneal and --calibration-fraction"
         )
     if args.learning_rate is not None and not args.learning_rate > 0:
         parser.error(f"--learning-rate must be positive, got {args.learning_rate}")
@@ -334,7 +335,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         and r.get("likelihood", "default") == args.likelihood
         and r.get("options", {}) == args.options
         and r.get("learning_rate") == args.learning_rate
-        and (r.get("anneal") is False) == args.no_anneal
+        and r.get("anneal", False) == args.anneal
         and r.get("validation_fraction", 0.0) == args.validation_fraction
     }
     for name in args.builders:

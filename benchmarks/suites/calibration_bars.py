@@ -44,7 +44,6 @@ RESULT_FILES = (
     "calibration_fifth_set.jsonl",
     "calibration_sixth_set.jsonl",
     "calibration_seventh_set.jsonl",
-    "calibration_rf_annealed.jsonl",
 )
 
 

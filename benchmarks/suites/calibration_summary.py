@@ -41,7 +41,7 @@ COVERAGE_BAND = (0.87, 0.93)
 def grouped(records: Sequence[Dict], splits: Optional[Sequence[int]], steps: int) -> Dict[tuple, List[Dict]]:
     """Records keyed by (builder, data set, likelihood, calibration fraction), one per split (the
     latest), sorted by split; a variant's builder is named with its options, learning rate and
-    constant step; only ``splits`` (all if None) and runs of ``steps`` steps."""
+    annealed step; only ``splits`` (all if None) and runs of ``steps`` steps."""
     latest: Dict[tuple, Dict] = {}
     for record in records:
         if record["steps"] != steps or (splits is not None and record["split"] not in splits):
@@ -51,8 +51,8 @@ def grouped(records: Sequence[Dict], splits: Optional[Sequence[int]], steps: int
         builder = record["builder"] + (" " + json.dumps(options, sort_keys=True) if options else "")
         if record.get("learning_rate") is not None:
             builder += f" at Adam {record['learning_rate']:g}"
-        if record.get("anneal") is False:
-            builder += " with Adam's step held constant"
+        if record.get("anneal"):
+            builder += " with Adam's step annealed"
         builder += _older_suffix(record)
         if record.get("validation_fraction"):
             builder += f" stopped on {record['validation_fraction']:g} held out, {record['steps']} steps at most"

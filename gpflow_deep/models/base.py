@@ -97,9 +97,6 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
 
     default_learning_rate = 0.01
     """Adam's step size when :func:`~gpflow_deep.fit` is given none."""
-    anneals_learning_rate = False
-    """Whether :func:`~gpflow_deep.fit`'s Adam, unless told otherwise (``anneal``), lowers its step
-    from the learning rate to zero along a half cosine over the run's iterations."""
     paths_equally_weighted = True
     """Whether every path has the same weight (Monte Carlo paths), so that a Student-t's noise strata
     can be spread over the paths (:func:`~gpflow_deep.core.noise_strata.y_mixture`)."""

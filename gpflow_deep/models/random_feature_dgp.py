@@ -33,13 +33,12 @@ class RandomFeatureDGP(MonteCarloModel):
 
     ``gd.fit`` steps it at 0.003 unless told otherwise (``default_learning_rate``; the paper's is
     0.01): with Ω's q fitted, the features overfit as training goes on, and a smaller step scored
-    better on 19 of 20 fresh boston splits (``docs/benchmarks.md`` §12). It anneals that step to zero
-    along a half cosine over the run (``anneals_learning_rate``; ``gd.fit(..., anneal=False)`` keeps
-    it constant), which scored better on 19 of 20 boston tuning splits (``docs/random_features.md``).
+    better on 19 of 20 fresh boston splits (``docs/benchmarks.md`` §12). ``gd.fit(..., anneal=True)``
+    lowers it to zero along a half cosine: better on boston and concrete, worse on noisy tables, so
+    not the default (``docs/random_features.md``).
     """
 
     default_learning_rate = 0.003
-    anneals_learning_rate = True
 
     def __init__(self, layers, likelihood, num_data, num_samples=None, *, feed_forward: bool = False, **options):
         members = math.lcm(*(getattr(layer, "num_members", 1) for layer in layers))

@@ -62,7 +62,7 @@ def fit(
     batch_size: Optional[int] = None,
     optimizer: Optional[tf_keras.optimizers.Optimizer] = None,
     learning_rate: Optional[float] = None,
-    anneal: Optional[bool] = None,
+    anneal: bool = False,
     natgrad_gamma: Optional[float] = None,
     seed: Optional[int] = None,
     jit_compile: bool = False,
@@ -96,9 +96,10 @@ def fit(
     :param learning_rate: Adam's step size; None: the model's ``default_learning_rate`` (0.01;
         ``AEPDGP``'s and ``RandomFeatureDGP``'s 0.003).
     :param anneal: lower Adam's step from ``learning_rate`` to zero along a half cosine over the
-        ``iterations`` (Keras's ``CosineDecay`` on the optimizer's own step count, so a resumed run
-        carries on along it); None: the model's ``anneals_learning_rate`` (``RandomFeatureDGP``'s
-        only), and then only with ``iterations`` given and no ``optimizer``.
+        ``iterations`` (Keras's ``CosineDecay`` on the optimizer's own step count, so a run resumed
+        with the same ``iterations`` carries on along it, and one resumed with more anneals again
+        over the new total); needs ``iterations`` and no ``optimizer``. Not the default: see
+        ``docs/training.md`` for where it helps and where it hurts.
     :param natgrad_gamma: if given, the last layer's (q_mu, q_sqrt) take natural-gradient steps
         of this size (GPflow's ``NaturalGradient``) and the optimizer trains everything else.
     :param seed: seeds the model's generator and the shuffling: the same seed, the same run.
@@ -161,7 +162,7 @@ def fit(
     on_nonfinite = check_choice("on_nonfinite", on_nonfinite, ON_NONFINITE)
     seed = check_seed("seed", seed)
     with strategy.scope() if strategy is not None else contextlib.nullcontext():
-        annealed_over = iterations if anneals(model, anneal, iterations, optimizer) else None
+        annealed_over = iterations if check_anneal(anneal, iterations, optimizer) else None
         optimizer = _checked_optimizer(optimizer, learning_rate_for(model, learning_rate), annealed_over)
     checkpoint_dir = checkpoint_directory(checkpoint_dir, strategy)
     if seed is not None:
@@ -264,16 +265,13 @@ def learning_rate_for(model: DeepMixtureModel, learning_rate: Optional[float]) -
     return model.default_learning_rate if learning_rate is None else learning_rate
 
 
-def anneals(model: DeepMixtureModel, anneal: Optional[bool], iterations: Optional[int], optimizer=None) -> bool:
-    """Whether :func:`fit`'s own Adam anneals its step: ``anneal``, or when None the model's
-    ``anneals_learning_rate`` where it can (``iterations`` given, no ``optimizer``)."""
-    if anneal is not None and not isinstance(anneal, bool):
-        raise TypeError(f"anneal must be True, False or None, got {anneal!r}")
+def check_anneal(anneal: bool, iterations: Optional[int], optimizer=None) -> bool:
+    """``anneal``, checked: a bool, and if True with ``iterations`` to anneal over and no ``optimizer``."""
+    if not isinstance(anneal, bool):
+        raise TypeError(f"anneal must be True or False, got {anneal!r}")
     if anneal and (optimizer is not None or iterations is None):
         given = "an optimizer (give it its own schedule)" if optimizer is not None else "iterations=None"
         raise ValueError(f"anneal=True needs the iterations to anneal over and fit's own Adam, got {given}")
-    if anneal is None:
-        return model.anneals_learning_rate and iterations is not None and optimizer is None
     return anneal
 
 

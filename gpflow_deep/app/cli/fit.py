@@ -118,10 +118,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--anneal",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="lower Adam's step to zero along a half cosine over the steps (default: the model's: "
-        "random_feature_dgp anneals; not with --time-budget alone)",
+        action="store_true",
+        help="lower Adam's step to zero along a half cosine over the steps (not with --time-budget alone)",
     )
     parser.add_argument(
         "--likelihood",
@@ -372,11 +370,11 @@ def _streamed(reader, table, args, held, batch_size: int, X_sample):
 def _train(args, model, data, plan, held_out, config, workers):
     from gpflow_deep import training
     from gpflow_deep.app.run_directory import LOG_DIR
-    from gpflow_deep.training.fit import anneals, learning_rate_for
+    from gpflow_deep.training.fit import check_anneal, learning_rate_for
 
     learning_rate = learning_rate_for(model, args.learning_rate)
     try:
-        annealed = anneals(model, args.anneal, plan.iterations)
+        annealed = check_anneal(args.anneal, plan.iterations)
     except ValueError as error:
         raise CommandError(f"--anneal: {error}") from error
     config.training = dict(
