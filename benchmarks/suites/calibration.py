@@ -82,11 +82,10 @@ def trained(
     likelihood: str = "default",
     options: Optional[dict] = None,
     learning_rate: Optional[float] = None,
-    anneal: bool = False,
 ):
     """``build_<name>(X, Y, **options)`` trained by ``steps`` full-batch Adam steps (:func:`fitted`)
-    at ``learning_rate`` (None: the model's own), annealed if ``anneal``."""
-    return fitted(builder, X, Y, steps, seed, likelihood, options, learning_rate=learning_rate, anneal=anneal)[0]
+    at ``learning_rate`` (None: the model's own)."""
+    return fitted(builder, X, Y, steps, seed, likelihood, options, learning_rate=learning_rate)[0]
 
 
 def fitted(builder: str, X, Y, steps: int, seed: int, likelihood: str = "default", options=None, **fit_options):
@@ -220,44 +219,35 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
         held = int(round(held_fraction * len(X)))
         fit_rows, held_rows = order[held:], order[:held]
     if args.calibration_fraction:
-        model = trained(
-            builder,
-            X[fit_rows],
-            Y[fit_rows],
-            args.steps,
-            split,
-            args.likelihood,
-            args.options,
-            args.learning_rate,
-            args.anneal,
-        )
+        model, _ = _fitted_as_asked(builder, X[fit_rows], Y[fit_rows], split, args)
         calibration = calibrate(model, X[held_rows], Y[held_rows])
     elif args.validation_fraction:
-        model, result = fitted(
+        model, result = _fitted_as_asked(
             builder,
             X[fit_rows],
             Y[fit_rows],
-            args.steps,
             split,
-            args.likelihood,
-            args.options,
+            args,
             validation_data=(X[held_rows], Y[held_rows]),
             patience=args.patience,
             monitor_every=STOPPING_CHECK_EVERY,
-            learning_rate=args.learning_rate,
-            anneal=args.anneal,
         )
         stopped_at = result.best_iteration
     else:
-        model = trained(
-            builder, X, Y, args.steps, split, args.likelihood, args.options, args.learning_rate, args.anneal
-        )
+        model, _ = _fitted_as_asked(builder, X, Y, split, args)
     seconds = time.perf_counter() - began
     exact_density = not isinstance(model.likelihood, gpflow.likelihoods.Gaussian)
     scores = test_scores(model, part.X_test, part.Y_test, y_std, calibration, exact_density)
     if args.validation_fraction:
         scores.update(validation_fraction=args.validation_fraction, patience=args.patience, best_iteration=stopped_at)
     return _record(builder, dataset, split, len(X), args, scores, seconds)
+
+
+def _fitted_as_asked(builder: str, X, Y, split: int, args, **fit_options):
+    """:func:`fitted` with the run's steps, likelihood, options, learning rate and annealing, seeded
+    by the split."""
+    options = dict(learning_rate=args.learning_rate, anneal=args.anneal, **fit_options)
+    return fitted(builder, X, Y, args.steps, split, args.likelihood, args.options, **options)
 
 
 def _record(builder: str, dataset: str, split: int, num_train: int, args, scores: dict, seconds: float) -> dict:

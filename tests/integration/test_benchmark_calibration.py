@@ -376,7 +376,7 @@ def test_an_annealed_variant_trains_along_the_half_cosine_and_is_a_row_of_its_ow
 
     rng = np.random.default_rng(0)
     X, Y = rng.standard_normal((40, 2)), rng.standard_normal((40, 1))
-    annealed = trained("build_random_feature_dgp", X, Y, steps=3, seed=0, anneal=True)
+    annealed, _ = calibration.fitted("build_random_feature_dgp", X, Y, steps=3, seed=0, anneal=True)
     by_hand = gd.build_random_feature_dgp(X, Y)
     gd.fit(by_hand, (X, Y), 3, seed=0, progress=False, anneal=True)
     for theirs, same in zip(by_hand.trainable_variables, annealed.trainable_variables):
