@@ -53,12 +53,14 @@ def test_an_annealed_run_follows_the_half_cosine_and_the_default_is_a_constant_s
 
 
 def test_a_resumed_annealed_run_carries_on_along_the_same_schedule(concrete_split, tmp_path):
+    """Stopped after its first step and resumed in a fresh model (a new optimizer, its step count
+    restored from the checkpoint), the run ends where an uninterrupted one does."""
     whole = trained(random_features(concrete_split), concrete_split, anneal=True)
-    model = random_features(concrete_split)
     X, Y, _, _ = concrete_split
     options = dict(seed=3, progress=False, anneal=True, checkpoint_dir=str(tmp_path))
-    first = gd.fit(model, (X[:60], Y[:60]), ITERATIONS, time_budget=1e-9, **options)
+    first = gd.fit(random_features(concrete_split), (X[:60], Y[:60]), ITERATIONS, time_budget=1e-9, **options)
     assert first.iterations < ITERATIONS
+    model = random_features(concrete_split)
     resumed = gd.fit(model, (X[:60], Y[:60]), ITERATIONS, **options)
     assert resumed.resumed_from == first.iterations and resumed.iterations == ITERATIONS
     np.testing.assert_allclose(np.concatenate([v.numpy().ravel() for v in model.trainable_variables]), whole, rtol=1e-6)
