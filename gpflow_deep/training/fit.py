@@ -11,7 +11,14 @@ import tensorflow as tf
 from gpflow.keras import tf_keras
 
 from gpflow_deep.core.numerics import is_factorisation_error
-from gpflow_deep.core.validation import as_model_data, check_choice, check_positive, check_positive_int, check_seed
+from gpflow_deep.core.validation import (
+    as_model_data,
+    check_choice,
+    check_non_negative_int,
+    check_positive,
+    check_positive_int,
+    check_seed,
+)
 from gpflow_deep.models import DeepMixtureModel
 from gpflow_deep.training.checkpoints import resume_or_start
 from gpflow_deep.training.data import check_training_data, training_inputs
@@ -157,7 +164,7 @@ def fit(
         patience = check_positive_int("patience", patience)
     if time_budget is not None:
         time_budget = check_positive("time_budget", time_budget)
-    fixed_hyperparameters_for = _check_non_negative_int("fixed_hyperparameters_for", fixed_hyperparameters_for)
+    fixed_hyperparameters_for = check_non_negative_int("fixed_hyperparameters_for", fixed_hyperparameters_for)
     schedule = _sample_schedule(model, num_samples_schedule)
     on_nonfinite = check_choice("on_nonfinite", on_nonfinite, ON_NONFINITE)
     seed = check_seed("seed", seed)
@@ -291,12 +298,6 @@ def _checked_optimizer(optimizer, learning_rate: float, annealed_over: Optional[
     return optimizer
 
 
-def _check_non_negative_int(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-    return int(value)
-
-
 def _sample_schedule(model: DeepMixtureModel, schedule: Optional[Dict[int, int]]) -> List[Tuple[int, int]]:
     """``schedule`` as sorted (after iteration, sample count) pairs, checked."""
     if not schedule:
@@ -304,7 +305,7 @@ def _sample_schedule(model: DeepMixtureModel, schedule: Optional[Dict[int, int]]
     if not hasattr(model, "num_samples"):
         raise ValueError(f"num_samples_schedule: {type(model).__name__} has no Monte Carlo sample count")
     return sorted(
-        (_check_non_negative_int("num_samples_schedule key", k), check_positive_int("num_samples_schedule value", v))
+        (check_non_negative_int("num_samples_schedule key", k), check_positive_int("num_samples_schedule value", v))
         for k, v in schedule.items()
     )
 
