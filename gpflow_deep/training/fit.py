@@ -168,8 +168,8 @@ def fit(
     schedule = _sample_schedule(model, num_samples_schedule)
     on_nonfinite = check_choice("on_nonfinite", on_nonfinite, ON_NONFINITE)
     seed = check_seed("seed", seed)
+    annealed_over = iterations if check_anneal(anneal, iterations, optimizer) else None
     with strategy.scope() if strategy is not None else contextlib.nullcontext():
-        annealed_over = iterations if check_anneal(anneal, iterations, optimizer) else None
         optimizer = _checked_optimizer(optimizer, learning_rate_for(model, learning_rate), annealed_over)
     checkpoint_dir = checkpoint_directory(checkpoint_dir, strategy)
     if seed is not None:
