@@ -25,8 +25,9 @@ Gaussian noise. ``--datasets`` takes the shipped boston and concrete and the rea
 ``--options JSON`` passes builder fields (a variant of the defaults, e.g. ``'{"num_features": 200}'``);
 its records carry them under ``options`` and the summary shows each variant as a row of its own.
 ``--learning-rate R`` trains at Adam R instead of the model's own rate (recorded as ``learning_rate``),
-a variant of the same kind; so does ``--anneal``, Adam's step lowered to zero along a half cosine
-over the steps (``gd.fit``'s ``anneal=True``; recorded as ``anneal: true``).
+a variant of the same kind; so does ``--anneal SHARE``, that share of Adam's step taken away along a
+half cosine over the steps (``gd.fit``'s ``anneal``; the flag alone 1, down to zero; recorded as
+``anneal``, ``true`` in the records of 2026-12-01 made before shares could be given).
 Variants are chosen on tuning seeds (2000 onwards), never on the fresh 1000-1039.
 
 ``--validation-fraction F`` holds out F of the training part and stops on it: at most ``--steps``
@@ -257,8 +258,8 @@ def _record(builder: str, dataset: str, split: int, num_train: int, args, scores
         record["options"] = args.options
     if args.learning_rate is not None:
         record["learning_rate"] = args.learning_rate
-    if args.anneal:
-        record["anneal"] = True
+    if args.anneal is not None:
+        record["anneal"] = args.anneal
     record.update(seconds=seconds, threads=args.threads, **provenance())
     return record
 
@@ -287,7 +288,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--options", type=json.loads, default={}, help="builder fields as JSON (a variant)")
     parser.add_argument("--learning-rate", type=float, default=None, help="Adam's step size (default: the model's own)")
     parser.add_argument(
-        "--anneal", action="store_true", help="Adam's step lowered to zero along a half cosine (a variant)"
+        "--anneal",
+        type=float,
+        nargs="?",
+        const=1.0,
+        default=None,
+        metavar="SHARE",
+        help="this share of Adam's step taken away along a half cosine, the flag alone 1 (a variant)",
     )
     parser.add_argument(
         "--validation-fraction", type=float, default=0.0, help="hold out F of the training rows to stop on"
@@ -305,7 +312,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             args.calibration_fraction,
             args.options,
             args.learning_rate is not None,
-            args.anneal,
+            args.anneal is not None,
         )
     )
     if set(REFERENCES) & set(args.builders) and variant:
@@ -325,7 +332,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         and r.get("likelihood", "default") == args.likelihood
         and r.get("options", {}) == args.options
         and r.get("learning_rate") == args.learning_rate
-        and r.get("anneal", False) == args.anneal
+        and r.get("anneal") == args.anneal
         and r.get("validation_fraction", 0.0) == args.validation_fraction
     }
     for name in args.builders:

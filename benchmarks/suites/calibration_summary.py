@@ -51,8 +51,8 @@ def grouped(records: Sequence[Dict], splits: Optional[Sequence[int]], steps: int
         builder = record["builder"] + (" " + json.dumps(options, sort_keys=True) if options else "")
         if record.get("learning_rate") is not None:
             builder += f" at Adam {record['learning_rate']:g}"
-        if record.get("anneal"):
-            builder += " with Adam's step annealed"
+        if record.get("anneal") is not None:
+            builder += f" with {float(record['anneal']):g} of Adam's step annealed"
         builder += _older_suffix(record)
         if record.get("validation_fraction"):
             builder += f" stopped on {record['validation_fraction']:g} held out, {record['steps']} steps at most"

@@ -69,7 +69,7 @@ def fit(
     batch_size: Optional[int] = None,
     optimizer: Optional[tf_keras.optimizers.Optimizer] = None,
     learning_rate: Optional[float] = None,
-    anneal: bool = False,
+    anneal: Union[bool, float, None] = None,
     natgrad_gamma: Optional[float] = None,
     seed: Optional[int] = None,
     jit_compile: bool = False,
@@ -102,11 +102,13 @@ def fit(
         (:class:`~gpflow_deep.training.FusedAdam`, Keras's Adam with one fused update per variable).
     :param learning_rate: Adam's step size; None: the model's ``default_learning_rate`` (0.01;
         ``AEPDGP``'s and ``RandomFeatureDGP``'s 0.003).
-    :param anneal: lower Adam's step from ``learning_rate`` to zero along a half cosine over the
-        ``iterations`` (Keras's ``CosineDecay`` on the optimizer's own step count, so a run resumed
-        with the same ``iterations`` carries on along it, and one resumed with more anneals again
-        over the new total); needs ``iterations`` and no ``optimizer``. Not the default: see
-        ``docs/training.md`` for where it helps and where it hurts.
+    :param anneal: the share of Adam's step taken away by the last iteration, along a half cosine
+        (Keras's ``CosineDecay``): step k of n is r · (1 − a + a · (1 + cos(πk/n)) / 2) for the
+        learning rate r and share a. 0 or False: a constant step; 1 or True: down to zero; 0.7: down
+        to 0.3 r. It follows the optimizer's own step count, so a run resumed with the same
+        ``iterations`` carries on along it (one resumed with more anneals again over the new total).
+        None: the model's ``default_anneal`` (0; ``RandomFeatureDGP``'s 0.7) when ``fit`` makes its own
+        Adam and has ``iterations``, else 0. A share above 0 needs both (see ``docs/training.md``).
     :param natgrad_gamma: if given, the last layer's (q_mu, q_sqrt) take natural-gradient steps
         of this size (GPflow's ``NaturalGradient``) and the optimizer trains everything else.
     :param seed: seeds the model's generator and the shuffling: the same seed, the same run.
@@ -168,9 +170,9 @@ def fit(
     schedule = _sample_schedule(model, num_samples_schedule)
     on_nonfinite = check_choice("on_nonfinite", on_nonfinite, ON_NONFINITE)
     seed = check_seed("seed", seed)
-    annealed_over = iterations if check_anneal(anneal, iterations, optimizer) else None
+    anneal = anneal_for(model, anneal, iterations, optimizer)
     with strategy.scope() if strategy is not None else contextlib.nullcontext():
-        optimizer = _checked_optimizer(optimizer, learning_rate_for(model, learning_rate), annealed_over)
+        optimizer = _checked_optimizer(optimizer, learning_rate_for(model, learning_rate), anneal, iterations)
     checkpoint_dir = checkpoint_directory(checkpoint_dir, strategy)
     if seed is not None:
         model.rng.reset_from_seed(seed)
@@ -272,23 +274,35 @@ def learning_rate_for(model: DeepMixtureModel, learning_rate: Optional[float]) -
     return model.default_learning_rate if learning_rate is None else learning_rate
 
 
-def check_anneal(anneal: bool, iterations: Optional[int], optimizer=None) -> bool:
-    """``anneal``, checked: a bool, and if True with ``iterations`` to anneal over and no ``optimizer``."""
-    if not isinstance(anneal, bool):
-        raise TypeError(f"anneal must be True or False, got {anneal!r}")
-    if anneal and (optimizer is not None or iterations is None):
+def anneal_for(
+    model: DeepMixtureModel, anneal: Union[bool, float, None], iterations: Optional[int], optimizer=None
+) -> float:
+    """The share of Adam's step :func:`fit` anneals away (0: a constant step): ``anneal`` checked (a
+    bool or a number in [0, 1]; above 0 only with ``iterations`` and no ``optimizer``), or when None
+    the model's ``default_anneal`` where it can apply."""
+    if anneal is None:
+        return float(model.default_anneal) if optimizer is None and iterations is not None else 0.0
+    if not isinstance(anneal, (bool, int, float, np.integer, np.floating)):
+        raise TypeError(f"anneal must be a bool or a share of the step in [0, 1], got {anneal!r}")
+    share = float(anneal)
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"anneal must be a share of the step in [0, 1], got {anneal!r}")
+    if share and (optimizer is not None or iterations is None):
         given = "an optimizer (give it its own schedule)" if optimizer is not None else "iterations=None"
-        raise ValueError(f"anneal=True needs the iterations to anneal over and fit's own Adam, got {given}")
-    return anneal
+        raise ValueError(f"anneal={anneal!r} needs the iterations to anneal over and fit's own Adam, got {given}")
+    return share
 
 
-def _checked_optimizer(optimizer, learning_rate: float, annealed_over: Optional[int]) -> tf_keras.optimizers.Optimizer:
+def _checked_optimizer(
+    optimizer, learning_rate: float, anneal: float = 0.0, iterations: Optional[int] = None
+) -> tf_keras.optimizers.Optimizer:
     """``optimizer`` if it is a ``tf_keras`` one, else Adam (fused) with a positive ``learning_rate``,
-    lowered along a half cosine over ``annealed_over`` iterations if given."""
+    the share ``anneal`` of it taken away along a half cosine over ``iterations``."""
     if optimizer is None:
         learning_rate = check_positive("learning_rate", learning_rate)
-        if annealed_over is not None:
-            return FusedAdam(tf_keras.optimizers.schedules.CosineDecay(learning_rate, annealed_over))
+        if anneal:
+            schedule = tf_keras.optimizers.schedules.CosineDecay(learning_rate, iterations, alpha=1.0 - anneal)
+            return FusedAdam(schedule)
         return FusedAdam(learning_rate)
     if not isinstance(optimizer, (tf_keras.optimizers.Optimizer, tf_keras.optimizers.legacy.Optimizer)):
         raise TypeError(

@@ -118,8 +118,14 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--anneal",
-        action="store_true",
-        help="lower Adam's step to zero along a half cosine over the steps (not with --time-budget alone)",
+        type=float,
+        nargs="?",
+        const=1.0,
+        default=None,
+        metavar="SHARE",
+        help="take this share of Adam's step away along a half cosine over the steps: 0 keeps it constant, "
+        "1 (the flag alone) lowers it to zero (default: the model's: 0; random_feature_dgp 0.7, where it "
+        "can: not with --time-budget alone)",
     )
     parser.add_argument(
         "--likelihood",
@@ -370,11 +376,11 @@ def _streamed(reader, table, args, held, batch_size: int, X_sample):
 def _train(args, model, data, plan, held_out, config, workers):
     from gpflow_deep import training
     from gpflow_deep.app.run_directory import LOG_DIR
-    from gpflow_deep.training.fit import check_anneal, learning_rate_for
+    from gpflow_deep.training.fit import anneal_for, learning_rate_for
 
     learning_rate = learning_rate_for(model, args.learning_rate)
     try:
-        annealed = check_anneal(args.anneal, plan.iterations)
+        annealed = anneal_for(model, args.anneal, plan.iterations)
     except ValueError as error:
         raise CommandError(f"--anneal: {error}") from error
     config.training = dict(
@@ -382,7 +388,7 @@ def _train(args, model, data, plan, held_out, config, workers):
         time_budget=plan.time_budget,
         batch_size=plan.batch_size,
         learning_rate=learning_rate,
-        annealed=annealed,
+        anneal=annealed,
         validation_fraction=args.validation_fraction,
         patience=args.patience if held_out is not None else None,
     )

@@ -1,4 +1,5 @@
-"""``fit(..., anneal=True)``: Adam's step lowered to zero along a half cosine over the iterations."""
+"""``fit(..., anneal=a)``: the share a of Adam's step taken away along a half cosine over the
+iterations, and each model's ``default_anneal`` when none is given."""
 
 import numpy as np
 import pytest
@@ -12,17 +13,17 @@ ITERATIONS = 6
 
 
 class HalfCosine(tf_keras.optimizers.schedules.LearningRateSchedule):
-    """The schedule the docs state, written out: step k (from 0) of n at r · (1 + cos(πk / n)) / 2."""
+    """The schedule the docs state, written out: step k (from 0) of n at r · (1 − a + a · (1 + cos(πk / n)) / 2)."""
 
-    def __init__(self, rate: float, iterations: int):
-        self.rate, self.iterations = rate, iterations
+    def __init__(self, rate: float, iterations: int, share: float = 1.0):
+        self.rate, self.iterations, self.share = rate, iterations, share
 
     def __call__(self, step):
         fraction = tf.cast(step, tf.float32) / self.iterations
-        return self.rate * 0.5 * (1.0 + tf.cos(np.pi * fraction))
+        return self.rate * (1.0 - self.share + self.share * 0.5 * (1.0 + tf.cos(np.pi * fraction)))
 
     def get_config(self):
-        return dict(rate=self.rate, iterations=self.iterations)
+        return dict(rate=self.rate, iterations=self.iterations, share=self.share)
 
 
 def random_features(concrete_split):
@@ -41,23 +42,43 @@ def trained(model, concrete_split, iterations=ITERATIONS, **options):
     return np.concatenate([v.numpy().ravel() for v in model.trainable_variables])
 
 
+def by_hand(build, concrete_split, share):
+    model = build(concrete_split)
+    schedule = HalfCosine(model.default_learning_rate, ITERATIONS, share) if share else model.default_learning_rate
+    return trained(model, concrete_split, optimizer=FusedAdam(schedule))
+
+
 @pytest.mark.parametrize("build", [random_features, deep_gp])
-def test_an_annealed_run_follows_the_half_cosine_and_the_default_is_a_constant_step(concrete_split, build):
-    rate = build(concrete_split).default_learning_rate
-    annealed = trained(build(concrete_split), concrete_split, anneal=True)
-    by_hand = trained(build(concrete_split), concrete_split, optimizer=FusedAdam(HalfCosine(rate, ITERATIONS)))
-    np.testing.assert_allclose(annealed, by_hand)
+@pytest.mark.parametrize("anneal, share", [(True, 1.0), (0.7, 0.7), (0, 0.0)])
+def test_a_share_of_the_step_is_annealed_along_the_half_cosine(concrete_split, build, anneal, share):
+    annealed = trained(build(concrete_split), concrete_split, anneal=anneal)
+    np.testing.assert_allclose(annealed, by_hand(build, concrete_split, share))
+
+
+@pytest.mark.parametrize("build, share", [(random_features, 0.7), (deep_gp, 0.0)])
+def test_without_anneal_each_model_takes_its_default_share(concrete_split, build, share):
+    assert build(concrete_split).default_anneal == share
     default = trained(build(concrete_split), concrete_split)
-    np.testing.assert_array_equal(default, trained(build(concrete_split), concrete_split, optimizer=FusedAdam(rate)))
-    assert not np.array_equal(default, annealed)
+    np.testing.assert_allclose(default, by_hand(build, concrete_split, share))
+    other = 0.0 if share else 1.0
+    assert not np.allclose(default, by_hand(build, concrete_split, other))
+
+
+def test_the_default_share_gives_way_to_a_users_optimizer_and_to_a_time_bound(concrete_split):
+    """Where the default cannot apply, the step is the constant one asked for, and nothing is raised."""
+    X, Y, _, _ = concrete_split
+    mine = trained(random_features(concrete_split), concrete_split, optimizer=FusedAdam(0.003))
+    np.testing.assert_array_equal(mine, by_hand(random_features, concrete_split, 0.0))
+    result = gd.fit(random_features(concrete_split), (X[:60], Y[:60]), None, time_budget=1e-9, progress=False)
+    assert result.iterations == 1
 
 
 def test_a_resumed_annealed_run_carries_on_along_the_same_schedule(concrete_split, tmp_path):
     """Stopped after its first step and resumed in a fresh model (a new optimizer, its step count
     restored from the checkpoint), the run ends where an uninterrupted one does."""
-    whole = trained(random_features(concrete_split), concrete_split, anneal=True)
+    whole = trained(random_features(concrete_split), concrete_split)
     X, Y, _, _ = concrete_split
-    options = dict(seed=3, progress=False, anneal=True, checkpoint_dir=str(tmp_path))
+    options = dict(seed=3, progress=False, checkpoint_dir=str(tmp_path))
     first = gd.fit(random_features(concrete_split), (X[:60], Y[:60]), ITERATIONS, time_budget=1e-9, **options)
     assert first.iterations < ITERATIONS
     model = random_features(concrete_split)
@@ -66,12 +87,15 @@ def test_a_resumed_annealed_run_carries_on_along_the_same_schedule(concrete_spli
     np.testing.assert_allclose(np.concatenate([v.numpy().ravel() for v in model.trainable_variables]), whole, rtol=1e-6)
 
 
-def test_annealing_needs_fits_own_adam_and_the_iterations(concrete_split):
+def test_annealing_needs_fits_own_adam_and_the_iterations_and_a_share_in_0_1(concrete_split):
     X, Y, _, _ = concrete_split
     model = random_features(concrete_split)
-    with pytest.raises(ValueError, match="anneal=True needs .* an optimizer"):
-        gd.fit(model, (X[:60], Y[:60]), 2, anneal=True, optimizer=FusedAdam(0.01), progress=False)
+    with pytest.raises(ValueError, match="anneal=0.7 needs .* an optimizer"):
+        gd.fit(model, (X[:60], Y[:60]), 2, anneal=0.7, optimizer=FusedAdam(0.01), progress=False)
     with pytest.raises(ValueError, match="anneal=True needs .* iterations=None"):
         gd.fit(model, (X[:60], Y[:60]), None, anneal=True, time_budget=1.0, progress=False)
-    with pytest.raises(TypeError, match="anneal must be True or False"):
-        gd.fit(model, (X[:60], Y[:60]), 2, anneal=None, progress=False)
+    for share in (1.5, -0.1, float("nan")):
+        with pytest.raises(ValueError, match="anneal must be a share of the step in \\[0, 1\\]"):
+            gd.fit(model, (X[:60], Y[:60]), 2, anneal=share, progress=False)
+    with pytest.raises(TypeError, match="anneal must be a bool or a share"):
+        gd.fit(model, (X[:60], Y[:60]), 2, anneal="yes", progress=False)

@@ -43,9 +43,9 @@ def test_fused_adam_keeps_keras_options_it_cannot_fuse():
 def test_fused_adam_is_fits_default():
     from gpflow_deep.training.fit import _checked_optimizer
 
-    optimizer = _checked_optimizer(None, 0.02, None)
+    optimizer = _checked_optimizer(None, 0.02)
     assert isinstance(optimizer, FusedAdam)
     assert float(optimizer.learning_rate) == pytest.approx(0.02)
-    annealed = _checked_optimizer(None, 0.02, 10)
+    annealed = _checked_optimizer(None, 0.02, 0.7, 10)
     assert isinstance(annealed, FusedAdam)
     assert isinstance(annealed._learning_rate, tf_keras.optimizers.schedules.CosineDecay)
