@@ -1,9 +1,9 @@
 """When a builder's defaults changed, so that a record of the older defaults is told apart from one
 of today's: records keep the builder's name and the options given, not the defaults they ran with.
 
-A record is of older defaults when its builder's defaults changed after the record's date and it
-does not set every field that changed, in its ``options`` or as a field of its own (``learning_rate``,
-``anneal``): a variant setting them all ran the same model before and after."""
+A record is of older defaults when its builder's defaults changed after the record's date and its
+``options`` do not set every field that changed (a variant setting them all ran the same model
+before and after)."""
 
 from typing import Dict, NamedTuple, Tuple
 
@@ -56,7 +56,6 @@ DEFAULTS_CHANGES: Dict[str, Tuple[DefaultsChange, ...]] = {
             ("houseprices", "caschools", "quakes", "cps1985"),
         ),
         DefaultsChange("2026-11-30 20:38:00", ("student_t_df",), "the Gaussian likelihood"),
-        DefaultsChange("2026-12-01 06:10:00", ("anneal",), "a constant Adam step"),
     ),
 }
 
@@ -69,6 +68,6 @@ def older_defaults(record: Dict) -> str:
         change.before
         for change in DEFAULTS_CHANGES.get(record["builder"], ())
         if record.get("date", "") < change.date
-        and not all(field in options or record.get(field) is not None for field in change.fields)
+        and not all(field in options for field in change.fields)
         and (not change.datasets or record.get("dataset") in change.datasets)
     )

@@ -247,7 +247,8 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
 def _fitted_as_asked(builder: str, X, Y, split: int, args, **fit_options):
     """:func:`fitted` with the run's steps, likelihood, options, learning rate and annealing, seeded
     by the split."""
-    options = dict(learning_rate=args.learning_rate, anneal=args.anneal, **fit_options)
+    anneal = 0.0 if args.anneal is None else args.anneal  # None: not given, no "anneal" in the record
+    options = dict(learning_rate=args.learning_rate, anneal=anneal, **fit_options)
     return fitted(builder, X, Y, args.steps, split, args.likelihood, args.options, **options)
 
 

@@ -1,5 +1,5 @@
 """``fit(..., anneal=a)``: the share a of Adam's step taken away along a half cosine over the
-iterations, and each model's ``default_anneal`` when none is given."""
+iterations; a constant step by default."""
 
 import numpy as np
 import pytest
@@ -55,30 +55,19 @@ def test_a_share_of_the_step_is_annealed_along_the_half_cosine(concrete_split, b
     np.testing.assert_allclose(annealed, by_hand(build, concrete_split, share))
 
 
-@pytest.mark.parametrize("build, share", [(random_features, 0.7), (deep_gp, 0.0)])
-def test_without_anneal_each_model_takes_its_default_share(concrete_split, build, share):
-    assert build(concrete_split).default_anneal == share
+@pytest.mark.parametrize("build", [random_features, deep_gp])
+def test_the_default_step_is_constant(concrete_split, build):
     default = trained(build(concrete_split), concrete_split)
-    np.testing.assert_allclose(default, by_hand(build, concrete_split, share))
-    other = 0.0 if share else 1.0
-    assert not np.allclose(default, by_hand(build, concrete_split, other))
-
-
-def test_the_default_share_gives_way_to_a_users_optimizer_and_to_a_time_bound(concrete_split):
-    """Where the default cannot apply, the step is the constant one asked for, and nothing is raised."""
-    X, Y, _, _ = concrete_split
-    mine = trained(random_features(concrete_split), concrete_split, optimizer=FusedAdam(0.003))
-    np.testing.assert_array_equal(mine, by_hand(random_features, concrete_split, 0.0))
-    result = gd.fit(random_features(concrete_split), (X[:60], Y[:60]), None, time_budget=1e-9, progress=False)
-    assert result.iterations == 1
+    np.testing.assert_array_equal(default, by_hand(build, concrete_split, 0.0))
+    assert not np.allclose(default, by_hand(build, concrete_split, 0.7))
 
 
 def test_a_resumed_annealed_run_carries_on_along_the_same_schedule(concrete_split, tmp_path):
     """Stopped after its first step and resumed in a fresh model (a new optimizer, its step count
     restored from the checkpoint), the run ends where an uninterrupted one does."""
-    whole = trained(random_features(concrete_split), concrete_split)
+    whole = trained(random_features(concrete_split), concrete_split, anneal=0.7)
     X, Y, _, _ = concrete_split
-    options = dict(seed=3, progress=False, checkpoint_dir=str(tmp_path))
+    options = dict(seed=3, progress=False, anneal=0.7, checkpoint_dir=str(tmp_path))
     first = gd.fit(random_features(concrete_split), (X[:60], Y[:60]), ITERATIONS, time_budget=1e-9, **options)
     assert first.iterations < ITERATIONS
     model = random_features(concrete_split)
