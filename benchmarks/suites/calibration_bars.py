@@ -4,12 +4,14 @@ ten fresh splits' mean test log-likelihood, worst split and mean 90% coverage, a
 meet. The last two columns count the sets that meet every bar, and estimate the chance that ten
 fresh splits drawn as these were meet every bar: the share of many sets of ten drawn without
 replacement from all the complete sets' splits pooled that do. A set whose records are not all
-there (fewer than its splits) is left blank and not counted.
+there (fewer than its splits) is left blank and not counted. ``--variants`` adds a row for every
+variant and older default run on a whole set (e.g. random features with ``--anneal 0.7``).
 
 Examples::
 
     python -m benchmarks calibration_bars
     python -m benchmarks calibration_bars --sets 1000-1009 1010-1019
+    python -m benchmarks calibration_bars --variants
 """
 
 import argparse
@@ -79,15 +81,16 @@ def set_cell(dataset: str, records: List[Dict]) -> Tuple[str, bool]:
     return text.replace("-", "−"), not missed
 
 
-def bars_table(records: Sequence[Dict], sets: Sequence[str], steps: int = 3000) -> str:
-    """One row per builder and data set, one column per set of splits (see the module's text)."""
+def bars_table(records: Sequence[Dict], sets: Sequence[str], steps: int = 3000, variants: bool = False) -> str:
+    """One row per builder (and with ``variants`` per variant) and data set, one column per set of
+    splits (see the module's text)."""
     cells: Dict[tuple, Dict[str, Tuple[str, bool]]] = {}
     pooled: Dict[tuple, List[Dict]] = {}
     for span in sets:
         splits = parse_splits(span)
         for (label, dataset, likelihood, fraction), group in grouped(records, splits, steps).items():
-            current = " " not in label and likelihood == "default" and not fraction
-            if current and dataset in BARS and len(group) == len(splits):
+            current = " " not in label and likelihood == "default"
+            if (current or variants) and not fraction and dataset in BARS and len(group) == len(splits):
                 cells.setdefault((dataset, label), {})[span] = set_cell(dataset, group)
                 pooled.setdefault((dataset, label), []).extend(group)
     header = (
@@ -116,9 +119,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--results", nargs="+", default=default_files)
     parser.add_argument("--sets", nargs="+", default=list(FRESH_SETS), help="sets of split seeds, e.g. 1000-1009")
     parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument("--variants", action="store_true", help="a row for every variant and older default too")
     args = parser.parse_args(argv)
     records = [record for path in args.results for record in read_results(path)]
-    print(bars_table(records, args.sets, args.steps))
+    print(bars_table(records, args.sets, args.steps, args.variants))
     return 0
 
 

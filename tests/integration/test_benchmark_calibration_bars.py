@@ -56,6 +56,11 @@ def test_variants_held_out_runs_and_incomplete_sets_are_left_out():
     assert _row(table, "deep_gp", "boston").endswith(
         "−2.200, −2.200 (1000), 0.90: all met | 1 of 1 | 1.00 (10 splits) |"
     )
+    # asked for, the variant run on the whole set is a row of its own; the held-out runs and the
+    # incomplete set stay out
+    with_variants = bars_table(records, ["1000-1009"], variants=True)
+    assert len(with_variants.splitlines()) == 4
+    assert _row(with_variants, 'deep_gp {"num_layers": 3}', "boston").endswith("all met | 1 of 1 | 1.00 (10 splits) |")
 
 
 def test_a_set_not_run_is_blank_and_concrete_has_its_own_bars(tmp_path, capsys):
