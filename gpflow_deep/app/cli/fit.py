@@ -30,7 +30,7 @@ from gpflow_deep.app.cli.held_out import (
     default_applies,
     requested_held_out,
 )
-from gpflow_deep.app.cli.parsing import CommandError, example_epilog, paragraph
+from gpflow_deep.app.cli.parsing import CommandError, example_epilog, paragraph, share
 from gpflow_deep.app.cli.progress import RowProgress
 from gpflow_deep.app.tables.learning import AUTO
 from gpflow_deep.registry import (
@@ -118,7 +118,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--anneal",
-        type=float,
+        type=share,
         nargs="?",
         const=1.0,
         default=0.0,

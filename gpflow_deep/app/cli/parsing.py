@@ -31,3 +31,15 @@ def paragraph(text: str) -> str:
 def comma_separated(text: str) -> List[str]:
     """``'sgp, dgp2,'`` -> ``['sgp', 'dgp2']``: the names of a comma-separated option."""
     return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def share(text: str) -> float:
+    """A share in [0, 1] from ``'0.7'``; a one-line error for anything else (e.g. a data file that
+    followed an option whose value may be left out)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a share in [0, 1] (e.g. 0.7)")
+    return value

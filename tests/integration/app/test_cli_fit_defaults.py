@@ -186,6 +186,13 @@ def test_annealing_needs_a_step_count(tmp_path, capsys):
     assert "--anneal: anneal=1.0 needs the iterations to anneal over" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("given", [["1.5"], ["t.csv"]])
+def test_anneal_takes_a_share_and_says_so_of_anything_else(tmp_path, capsys, given):
+    data = write_csv(tmp_path / "t.csv", *regression_rows(40))
+    assert main(["fit", "--anneal", *given, data, "--target", "price", "--out", str(tmp_path / "run")]) == 2
+    assert f"argument --anneal: '{given[0]}' is not a share in [0, 1] (e.g. 0.7)" in capsys.readouterr().err
+
+
 def test_the_learning_rate_help_names_the_models_defaults(capsys):
     from gpflow_deep.models import AEPDGP, DeepGP, RandomFeatureDGP
 
