@@ -59,6 +59,7 @@ from benchmarks.common import RESULTS_DIR, provenance, set_threads
 from benchmarks.defaults_history import older_defaults
 from benchmarks.suites.calibration_tables import load_dataset
 from gpflow_deep.app.benchmark import append_result, parse_splits, read_results
+from gpflow_deep.app.cli.parsing import share
 
 LEVELS = (0.5, 0.8, 0.9, 0.95)
 PIT_BINS = 10
@@ -290,7 +291,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--learning-rate", type=float, default=None, help="Adam's step size (default: the model's own)")
     parser.add_argument(
         "--anneal",
-        type=float,
+        type=share,
         nargs="?",
         const=1.0,
         default=None,
