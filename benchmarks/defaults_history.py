@@ -1,11 +1,23 @@
 """When a builder's defaults changed, so that a record of the older defaults is told apart from one
 of today's: records keep the builder's name and the options given, not the defaults they ran with.
 
-A record is of older defaults when its builder's defaults changed after the record's date and its
-``options`` do not set every field that changed (a variant setting them all ran the same model
-before and after)."""
+A record is of older defaults when its builder's defaults changed after the record's date and it
+does not set every field that changed, in its ``options`` or as a field of its own (``learning_rate``,
+``anneal``): a variant setting them all ran the same model before and after. A record that set
+``anneal`` to its model's share of today ran today's defaults (:func:`anneals_as_today`)."""
 
 from typing import Dict, NamedTuple, Tuple
+
+from gpflow_deep.models import AEPDGP, DSPP, DeepGP, RandomFeatureDGP, SoDDGP
+
+MODELS = {
+    "build_deep_gp": DeepGP,
+    "build_dspp": DSPP,
+    "build_random_feature_dgp": RandomFeatureDGP,
+    "build_aep_dgp": AEPDGP,
+    "build_sod_dgp": SoDDGP,
+}
+"""The model class each builder makes, for the fit defaults it carries (``default_anneal``)."""
 
 
 class DefaultsChange(NamedTuple):
@@ -34,6 +46,7 @@ DEFAULTS_CHANGES: Dict[str, Tuple[DefaultsChange, ...]] = {
             "Adam at 0.01",
         ),
         DefaultsChange("2026-11-29 09:10:00", ("likelihood_floor",), "the noise unbounded"),
+        DefaultsChange("2026-12-01 11:10:00", ("anneal",), "a constant Adam step"),
     ),
     "build_dspp": (
         DefaultsChange("2026-11-29 12:40:30", ("noise_floor",), "the noise floor at 5% of var(Y)"),
@@ -68,6 +81,13 @@ def older_defaults(record: Dict) -> str:
         change.before
         for change in DEFAULTS_CHANGES.get(record["builder"], ())
         if record.get("date", "") < change.date
-        and not all(field in options for field in change.fields)
+        and not all(field in options or record.get(field) is not None for field in change.fields)
         and (not change.datasets or record.get("dataset") in change.datasets)
     )
+
+
+def anneals_as_today(record: Dict) -> bool:
+    """Whether ``record`` set ``anneal`` to the share its builder's model takes by default today
+    (then it is not a variant)."""
+    model = MODELS.get(record["builder"])
+    return model is not None and record.get("anneal") is not None and float(record["anneal"]) == model.default_anneal

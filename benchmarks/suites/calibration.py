@@ -56,7 +56,7 @@ from typing import List, Optional
 import numpy as np
 
 from benchmarks.common import RESULTS_DIR, provenance, set_threads
-from benchmarks.defaults_history import older_defaults
+from benchmarks.defaults_history import anneals_as_today, older_defaults
 from benchmarks.suites.calibration_tables import load_dataset
 from gpflow_deep.app.benchmark import append_result, parse_splits, read_results
 from gpflow_deep.app.cli.parsing import share
@@ -246,10 +246,9 @@ def run(builder: str, dataset: str, split: int, args) -> dict:
 
 
 def _fitted_as_asked(builder: str, X, Y, split: int, args, **fit_options):
-    """:func:`fitted` with the run's steps, likelihood, options, learning rate and annealing, seeded
-    by the split."""
-    anneal = 0.0 if args.anneal is None else args.anneal  # None: not given, no "anneal" in the record
-    options = dict(learning_rate=args.learning_rate, anneal=anneal, **fit_options)
+    """:func:`fitted` with the run's steps, likelihood, options, learning rate and annealed share (not
+    given: the model's, and no ``anneal`` in the record), seeded by the split."""
+    options = dict(learning_rate=args.learning_rate, anneal=args.anneal, **fit_options)  # None: the model's
     return fitted(builder, X, Y, args.steps, split, args.likelihood, args.options, **options)
 
 
@@ -334,7 +333,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         and r.get("likelihood", "default") == args.likelihood
         and r.get("options", {}) == args.options
         and r.get("learning_rate") == args.learning_rate
-        and r.get("anneal") == args.anneal
+        and (r.get("anneal") == args.anneal or (args.anneal is None and anneals_as_today(r)))
         and r.get("validation_fraction", 0.0) == args.validation_fraction
     }
     for name in args.builders:

@@ -25,7 +25,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from benchmarks.common import RESULTS_DIR
-from benchmarks.defaults_history import older_defaults
+from benchmarks.defaults_history import anneals_as_today, older_defaults
 from benchmarks.suites.calibration import EXACT_GP, LINEAR
 from gpflow_deep.app.benchmark import parse_splits, read_results
 
@@ -41,7 +41,8 @@ COVERAGE_BAND = (0.87, 0.93)
 def grouped(records: Sequence[Dict], splits: Optional[Sequence[int]], steps: int) -> Dict[tuple, List[Dict]]:
     """Records keyed by (builder, data set, likelihood, calibration fraction), one per split (the
     latest), sorted by split; a variant's builder is named with its options, learning rate and
-    annealed step; only ``splits`` (all if None) and runs of ``steps`` steps."""
+    annealed share (unless its model's default today); only ``splits`` (all if None) and runs of
+    ``steps`` steps."""
     latest: Dict[tuple, Dict] = {}
     for record in records:
         if record["steps"] != steps or (splits is not None and record["split"] not in splits):
@@ -51,7 +52,7 @@ def grouped(records: Sequence[Dict], splits: Optional[Sequence[int]], steps: int
         builder = record["builder"] + (" " + json.dumps(options, sort_keys=True) if options else "")
         if record.get("learning_rate") is not None:
             builder += f" at Adam {record['learning_rate']:g}"
-        if record.get("anneal") is not None:
+        if record.get("anneal") is not None and not anneals_as_today(record):
             builder += f" with {float(record['anneal']):g} of Adam's step annealed"
         builder += _older_suffix(record)
         if record.get("validation_fraction"):

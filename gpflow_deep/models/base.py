@@ -97,6 +97,9 @@ class DeepMixtureModel(BayesianModel, ExternalDataTrainingLossMixin, abc.ABC):
 
     default_learning_rate = 0.01
     """Adam's step size when :func:`~gpflow_deep.fit` is given none."""
+    default_anneal = 0.0
+    """The share of that step :func:`~gpflow_deep.fit` takes away along a half cosine by its last
+    iteration when given no ``anneal`` (0: a constant step)."""
     paths_equally_weighted = True
     """Whether every path has the same weight (Monte Carlo paths), so that a Student-t's noise strata
     can be spread over the paths (:func:`~gpflow_deep.core.noise_strata.y_mixture`)."""

@@ -69,7 +69,7 @@ def fit(
     batch_size: Optional[int] = None,
     optimizer: Optional[tf_keras.optimizers.Optimizer] = None,
     learning_rate: Optional[float] = None,
-    anneal: Union[bool, float] = 0.0,
+    anneal: Union[bool, float, None] = None,
     natgrad_gamma: Optional[float] = None,
     seed: Optional[int] = None,
     jit_compile: bool = False,
@@ -104,11 +104,12 @@ def fit(
         ``AEPDGP``'s and ``RandomFeatureDGP``'s 0.003).
     :param anneal: the share of Adam's step taken away by the last iteration, along a half cosine
         (Keras's ``CosineDecay``): step k of n is r · (1 − a + a · (1 + cos(πk/n)) / 2) for the
-        learning rate r and share a. 0 or False (the default): a constant step; 1 or True: down to
-        zero; 0.7: down to 0.3 r. It follows the optimizer's own step count, so a run resumed with
-        the same ``iterations`` carries on along it (one resumed with more anneals again over the new
-        total). A share above 0 needs ``iterations`` and no ``optimizer``. See ``docs/training.md``
-        for where it helps and where it hurts.
+        learning rate r and share a. 0 or False: a constant step; 1 or True: down to zero; 0.7: down
+        to 0.3 r. It follows the optimizer's own step count, so a run resumed with the same
+        ``iterations`` carries on along it (one resumed with more anneals again over the new total).
+        None: the model's ``default_anneal`` (0; ``AEPDGP``'s 0.7) when ``fit`` makes its own Adam
+        and has ``iterations``, else 0. A share above 0 needs both. See ``docs/training.md`` for
+        where it helps and where it hurts.
     :param natgrad_gamma: if given, the last layer's (q_mu, q_sqrt) take natural-gradient steps
         of this size (GPflow's ``NaturalGradient``) and the optimizer trains everything else.
     :param seed: seeds the model's generator and the shuffling: the same seed, the same run.
@@ -170,7 +171,7 @@ def fit(
     schedule = _sample_schedule(model, num_samples_schedule)
     on_nonfinite = check_choice("on_nonfinite", on_nonfinite, ON_NONFINITE)
     seed = check_seed("seed", seed)
-    anneal = check_anneal(anneal, iterations, optimizer)
+    anneal = anneal_for(model, anneal, iterations, optimizer)
     with strategy.scope() if strategy is not None else contextlib.nullcontext():
         optimizer = _checked_optimizer(optimizer, learning_rate_for(model, learning_rate), anneal, iterations)
     checkpoint_dir = checkpoint_directory(checkpoint_dir, strategy)
@@ -274,9 +275,14 @@ def learning_rate_for(model: DeepMixtureModel, learning_rate: Optional[float]) -
     return model.default_learning_rate if learning_rate is None else learning_rate
 
 
-def check_anneal(anneal: Union[bool, float], iterations: Optional[int], optimizer=None) -> float:
-    """The share of Adam's step :func:`fit` anneals away (0: a constant step): ``anneal`` checked, a
-    bool or a number in [0, 1], above 0 only with ``iterations`` and no ``optimizer``."""
+def anneal_for(
+    model: DeepMixtureModel, anneal: Union[bool, float, None], iterations: Optional[int], optimizer=None
+) -> float:
+    """The share of Adam's step :func:`fit` anneals away (0: a constant step): ``anneal`` checked (a
+    bool or a number in [0, 1]; above 0 only with ``iterations`` and no ``optimizer``), or when None
+    the model's ``default_anneal`` where it can apply."""
+    if anneal is None:
+        return float(model.default_anneal) if optimizer is None and iterations is not None else 0.0
     if not isinstance(anneal, (bool, int, float, np.integer, np.floating)):
         raise TypeError(f"anneal must be a bool or a share of the step in [0, 1], got {anneal!r}")
     share = float(anneal)

@@ -276,6 +276,38 @@ def test_a_record_older_than_two_changes_names_both_and_a_change_confined_to_som
     )
 
 
+def test_a_record_that_set_todays_annealed_share_before_it_became_the_default_is_of_todays_defaults(
+    tmp_path, monkeypatch
+):
+    from benchmarks.defaults_history import DEFAULTS_CHANGES
+    from benchmarks.suites import calibration
+    from gpflow_deep.models import AEPDGP
+
+    [change] = [c for c in DEFAULTS_CHANGES["build_aep_dgp"] if c.fields == ("anneal",)]
+    before = "2026-12-01 08:00:00"
+    assert before < change.date
+    records = [_record(1, -2.5, 0.9, date=before), _record(1, -2.4, 0.9, date=before, anneal=AEPDGP.default_anneal)]
+    records.append(_record(1, -2.6, 0.9, date=before, anneal=0.3))
+    for record in records:
+        record["builder"] = "build_aep_dgp"
+    labels = [key[0] for key in grouped(records, splits=None, steps=3000)]
+    assert labels == [
+        "build_aep_dgp",
+        "build_aep_dgp (older defaults: a constant Adam step)",
+        "build_aep_dgp with 0.3 of Adam's step annealed",
+    ]
+    results = tmp_path / "runs.jsonl"
+    results.write_text("".join(json.dumps(record) + "\n" for record in records[1:]))
+    ran = []
+    fresh = records[0] | dict(rmse=1.0, seconds=1.0)
+    monkeypatch.setattr(
+        calibration, "run", lambda builder, dataset, split, args: ran.append((split, args.anneal)) or fresh
+    )
+    argv = ["--builders", "aep_dgp", "--datasets", "boston", "--splits", "1,2", "--threads", "0", "--steps", "3000"]
+    calibration.main(argv + ["--results", str(results)])
+    assert ran == [(2, None)]  # split 1's run at today's share is done
+
+
 def test_a_learning_rate_variant_trains_at_its_rate_and_is_a_row_of_its_own(tmp_path, monkeypatch):
     import gpflow_deep as gd
     from benchmarks.suites import calibration
@@ -393,8 +425,8 @@ def test_an_annealed_variant_trains_along_the_half_cosine_and_is_a_row_of_its_ow
     whole, constant = read_results(results)
     assert whole["anneal"] == 1.0 and constant["anneal"] == 0.0
     keys = grouped([whole, constant], splits=None, steps=20)
-    assert [key[0] for key in keys] == [
-        "build_random_feature_dgp with 0 of Adam's step annealed",
+    assert [key[0] for key in keys] == [  # 0 is random features' own share: its defaults
+        "build_random_feature_dgp",
         "build_random_feature_dgp with 1 of Adam's step annealed",
     ]
     with pytest.raises(SystemExit):  # the references have no step to anneal

@@ -78,7 +78,7 @@ def train(recipe: Recipe, run: Run, **fit_options) -> Tuple[DeepMixtureModel, Di
     model = build(run.X, run.Y, recipe.layers, seed=run.seed, **recipe.builder_options)
     fixed = recipe.fixed_steps(run.iterations)
     options = dict(batch_size=run.batch_size, seed=run.seed, progress=run.progress, fixed_hyperparameters_for=fixed)
-    options["learning_rate"] = PROTOCOL_LEARNING_RATE
+    options.update(learning_rate=PROTOCOL_LEARNING_RATE, anneal=0.0)  # the papers' constant step
     result = fit(model, (run.X, run.Y), run.iterations, **{**options, **fit_options})
     record = {name: getattr(model, attribute) for name, attribute in recipe.recorded.items()}
     if fixed:

@@ -121,10 +121,11 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         type=share,
         nargs="?",
         const=1.0,
-        default=0.0,
+        default=None,
         metavar="SHARE",
-        help="take this share of Adam's step away along a half cosine over the steps: 1 (the flag alone) "
-        "lowers it to zero, 0.7 to 0.3 of it (default: 0, a constant step; not with --time-budget alone)",
+        help="take this share of Adam's step away along a half cosine over the steps: 0 keeps it constant, "
+        "1 (the flag alone) lowers it to zero, 0.7 to 0.3 of it (default: the model's where it can: 0; "
+        "aep_dgp 0.7; 0 with --time-budget alone)",
     )
     parser.add_argument(
         "--likelihood",
@@ -375,11 +376,11 @@ def _streamed(reader, table, args, held, batch_size: int, X_sample):
 def _train(args, model, data, plan, held_out, config, workers):
     from gpflow_deep import training
     from gpflow_deep.app.run_directory import LOG_DIR
-    from gpflow_deep.training.fit import check_anneal, learning_rate_for
+    from gpflow_deep.training.fit import anneal_for, learning_rate_for
 
     learning_rate = learning_rate_for(model, args.learning_rate)
     try:
-        annealed = check_anneal(args.anneal, plan.iterations)
+        annealed = anneal_for(model, args.anneal, plan.iterations)
     except ValueError as error:
         raise CommandError(f"--anneal: {error}") from error
     config.training = dict(

@@ -111,6 +111,22 @@ def test_held_out_variants_fit_five_sixths_stop_on_the_sixth_and_keep_the_papers
     assert record["subset_size"] == 100 and record["best_iteration"] == 5 and record["stopped_at"] == 5
 
 
+def test_the_protocol_steps_every_model_at_the_papers_constant_rate_whatever_its_default(monkeypatch):
+    """AEPDGP anneals 0.7 of its step by default; the papers' protocol keeps Adam at 0.01 throughout."""
+    from gpflow_deep.models import AEPDGP
+
+    assert AEPDGP.default_anneal > 0
+    used = []
+
+    def recording_fit(model, data, iterations, **options):
+        used.append((options["learning_rate"], options.get("anneal")))  # None: the model's
+        return fit(model, data, iterations, **options)
+
+    monkeypatch.setattr(protocol, "fit", recording_fit)
+    protocol.run_split("aep2", "boston", 0, iterations=2)
+    assert used == [(protocol.PROTOCOL_LEARNING_RATE, 0.0)]
+
+
 def test_dgp_on_the_sod_subset_keeps_the_first_layers_inducing_inputs_at_sods_points(monkeypatch):
     trained = []
 

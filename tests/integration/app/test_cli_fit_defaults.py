@@ -170,19 +170,28 @@ def test_the_learning_rate_is_the_models_own_unless_given(tmp_path, model, given
 
 @pytest.mark.parametrize(
     "model, given, share",
-    [("random_feature_dgp", [], 0.0), ("deep_gp", ["--anneal"], 1.0), ("random_feature_dgp", ["--anneal", "0.7"], 0.7)],
+    [
+        ("random_feature_dgp", [], 0.0),
+        ("aep_dgp", [], 0.7),
+        ("deep_gp", ["--anneal"], 1.0),
+        ("random_feature_dgp", ["--anneal", "0.7"], 0.7),
+        ("aep_dgp", ["--anneal", "0"], 0.0),
+        ("aep_dgp", ["--time-budget", "1h"], 0.7),
+    ],
 )
-def test_the_step_is_annealed_by_the_share_asked_for(tmp_path, model, given, share):
+def test_the_step_is_annealed_by_the_models_share_unless_given(tmp_path, model, given, share):
     data = write_csv(tmp_path / "t.csv", *regression_rows(40))
     arguments = ["fit", data, "--target", "price", "--model", model, "--iterations", "2", "--likelihood", "gaussian"]
     assert main(arguments + given + ["--calibration-fraction", "0", "--out", str(tmp_path / "run")]) == 0
     assert json.loads((tmp_path / "run" / "config.json").read_text())["training"]["anneal"] == share
 
 
-def test_annealing_needs_a_step_count(tmp_path, capsys):
+def test_a_time_bound_alone_keeps_the_default_step_constant_and_refuses_a_share(tmp_path, capsys):
     data = write_csv(tmp_path / "t.csv", *regression_rows(40))
-    arguments = ["fit", data, "--target", "price", "--model", "deep_gp", "--time-budget", "1s", "--anneal"]
-    assert main(arguments + ["--out", str(tmp_path / "run")]) != 0
+    arguments = ["fit", data, "--target", "price", "--model", "aep_dgp", "--time-budget", "1s"]
+    assert main(arguments + ["--likelihood", "gaussian", "--out", str(tmp_path / "run")]) == 0
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["training"]["anneal"] == 0.0
+    assert main(arguments + ["--anneal", "--out", str(tmp_path / "again")]) != 0
     assert "--anneal: anneal=1.0 needs the iterations to anneal over" in capsys.readouterr().err
 
 
@@ -201,3 +210,4 @@ def test_the_learning_rate_help_names_the_models_defaults(capsys):
     assert AEPDGP.default_learning_rate == RandomFeatureDGP.default_learning_rate
     rates = f"the model's: {DeepGP.default_learning_rate:g}; aep_dgp and random_feature_dgp"
     assert f"{rates} {AEPDGP.default_learning_rate:g})" in words
+    assert f"the model's where it can: {DeepGP.default_anneal:g}; aep_dgp {AEPDGP.default_anneal:g};" in words

@@ -1,5 +1,5 @@
 """``fit(..., anneal=a)``: the share a of Adam's step taken away along a half cosine over the
-iterations; a constant step by default."""
+iterations, and each model's ``default_anneal`` when none is given."""
 
 import numpy as np
 import pytest
@@ -31,6 +31,11 @@ def random_features(concrete_split):
     return gd.build_random_feature_dgp(X[:60], Y[:60], num_features=10)
 
 
+def aep_dgp(concrete_split):
+    X, Y, _, _ = concrete_split
+    return gd.build_aep_dgp(X[:60], Y[:60], num_inducing=10, num_samples=2)
+
+
 def deep_gp(concrete_split):
     X, Y, _, _ = concrete_split
     return gd.build_deep_gp(X[:60], Y[:60], num_inducing=10)
@@ -55,11 +60,22 @@ def test_a_share_of_the_step_is_annealed_along_the_half_cosine(concrete_split, b
     np.testing.assert_allclose(annealed, by_hand(build, concrete_split, share))
 
 
-@pytest.mark.parametrize("build", [random_features, deep_gp])
-def test_the_default_step_is_constant(concrete_split, build):
+@pytest.mark.parametrize("build, share", [(random_features, 0.0), (deep_gp, 0.0), (aep_dgp, 0.7)])
+def test_without_anneal_each_model_takes_its_default_share(concrete_split, build, share):
+    assert build(concrete_split).default_anneal == share
     default = trained(build(concrete_split), concrete_split)
-    np.testing.assert_array_equal(default, by_hand(build, concrete_split, 0.0))
-    assert not np.allclose(default, by_hand(build, concrete_split, 0.7))
+    np.testing.assert_allclose(default, by_hand(build, concrete_split, share))
+    other = 0.7 if share == 0.0 else 0.0
+    assert not np.allclose(default, by_hand(build, concrete_split, other))
+
+
+def test_the_default_share_gives_way_to_a_users_optimizer_and_to_a_time_bound(concrete_split):
+    """Where the default cannot apply, the step is the constant one asked for, and nothing is raised."""
+    X, Y, _, _ = concrete_split
+    mine = trained(aep_dgp(concrete_split), concrete_split, optimizer=FusedAdam(0.003))
+    np.testing.assert_array_equal(mine, by_hand(aep_dgp, concrete_split, 0.0))
+    result = gd.fit(aep_dgp(concrete_split), (X[:60], Y[:60]), None, time_budget=1e-9, progress=False)
+    assert result.iterations == 1
 
 
 def test_a_resumed_annealed_run_carries_on_along_the_same_schedule(concrete_split, tmp_path):

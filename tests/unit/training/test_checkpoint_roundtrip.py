@@ -15,7 +15,9 @@ pytestmark = pytest.mark.shape_checks("off")
 
 OPTIONS = {"deep_gp": dict(num_inducing=5), "dspp": dict(num_inducing=5), "aep_dgp": dict(num_inducing=5)}
 STEPS = 3
-TRAINING = dict(batch_size=16, seed=3, progress=False)
+TRAINING = dict(batch_size=16, seed=3, progress=False, anneal=0)
+"""A constant step: a run extended to more iterations anneals over the new total (the killed-and-
+restarted annealed run is in test_annealing.py)."""
 
 SLOW = pytest.mark.slow  # the default run keeps the cheapest model; DeepGP's resume is also in test_fit.py
 
