@@ -69,10 +69,6 @@ DEFAULTS_CHANGES: Dict[str, Tuple[DefaultsChange, ...]] = {
             ("houseprices", "caschools", "quakes", "cps1985"),
         ),
         DefaultsChange("2026-11-30 20:38:00", ("student_t_df",), "the Gaussian likelihood"),
-        DefaultsChange("2026-12-01 12:20:00", ("anneal",), "a constant Adam step"),
-        DefaultsChange(
-            "2026-12-01 12:20:00", ("pilot_noise_fraction",), "the noise started at a tenth of a pilot GP's"
-        ),
     ),
 }
 

@@ -56,12 +56,12 @@ class RandomFeatureDGPConfig(Presets):
         None: see ``pilot_noise_fraction`` and ``noise_from_evidence``.
     :ivar pilot_noise_fraction: with ``noise_variance`` None, start the noise at the larger of
         0.01·var(Y) (the paper's e⁻² on standardised targets) and this fraction of a pilot exact
-        GP's noise variance (:func:`~gpflow_deep.builders.pilot_gp.pilot_noise_variance`), so that
-        the start follows the table's noise: 0.01·var(Y) left the last layer's q(W) too tight to
-        recover in 3,000 steps on noisy tables (cps1985: 1.4 nats below least squares), and with
-        the annealed step of ``gd.fit`` a tenth let the noise settle below the pilot's there and
-        the intervals narrow, where a half kept them (``docs/random_features.md``). None:
-        0.01·var(Y) (the default until 2026-11-29; a tenth until 2026-12-01).
+        GP's noise variance (:func:`~gpflow_deep.builders.pilot_gp.pilot_noise_variance`): the
+        paper's start where the pilot finds less than a tenth of var(Y) to be noise (nearly every
+        split of boston and concrete), and one that follows the noise on noisier tables, where
+        0.01·var(Y) left the last layer's q(W) too tight to recover in 3,000 steps (cps1985: 1.4
+        nats below least squares, ``docs/random_features.md``). None: 0.01·var(Y) (the default
+        until 2026-11-29).
     :ivar noise_from_evidence: with ``last_layer_at_posterior``, start the noise at the variance of
         greatest evidence in the last layer's linear model on its initial features (type II maximum
         likelihood, among 1e-4 to 3.16 times var(Y)): as large as those features leave the
@@ -93,7 +93,7 @@ class RandomFeatureDGPConfig(Presets):
     hidden_w_std: float = 0.01
     last_layer_at_posterior: bool = True
     noise_variance: Optional[float] = None
-    pilot_noise_fraction: Optional[float] = 0.5
+    pilot_noise_fraction: Optional[float] = 0.1
     noise_from_evidence: bool = False
     student_t_df: Optional[float] = 3.0
     num_samples: int = 1

@@ -33,15 +33,13 @@ class RandomFeatureDGP(MonteCarloModel):
 
     ``gd.fit`` steps it at 0.003 unless told otherwise (``default_learning_rate``; the paper's is
     0.01): with Ω's q fitted, the features overfit as training goes on, and a smaller step scored
-    better on 19 of 20 fresh boston splits (``docs/benchmarks.md`` §12). It takes 0.7 of that step
-    away by the last iteration along a half cosine (``default_anneal``), which the builder's noise
-    start at half a pilot GP's goes with: from a tenth, the annealed noise settled low on noisy
-    tables and the intervals narrowed (``docs/random_features.md``, "An annealed step").
-    ``gd.fit(..., anneal=0)`` keeps the step constant.
+    better on 19 of 20 fresh boston splits (``docs/benchmarks.md`` §12). ``gd.fit(..., anneal=0.7)``
+    takes 0.7 of it away along a half cosine: better on boston and concrete, level on noisy tables
+    in the same protocol but lower there through the command line, its intervals narrower, so not
+    the default (``docs/random_features.md``).
     """
 
     default_learning_rate = 0.003
-    default_anneal = 0.7
 
     def __init__(self, layers, likelihood, num_data, num_samples=None, *, feed_forward: bool = False, **options):
         members = math.lcm(*(getattr(layer, "num_members", 1) for layer in layers))

@@ -421,11 +421,11 @@ def test_an_annealed_variant_trains_along_the_half_cosine_and_is_a_row_of_its_ow
     results = str(tmp_path / "runs.jsonl")
     argv = ["--builders", "random_feature_dgp", "--datasets", "boston", "--splits", "7", "--steps", "20"]
     calibration.main(argv + ["--threads", "0", "--anneal", "--results", results])
-    calibration.main(argv + ["--threads", "0", "--anneal", "0.7", "--results", results])
-    whole, own = read_results(results)
-    assert whole["anneal"] == 1.0 and own["anneal"] == 0.7
-    keys = grouped([whole, own], splits=None, steps=20)
-    assert [key[0] for key in keys] == [  # 0.7 is random features' own share: its defaults
+    calibration.main(argv + ["--threads", "0", "--anneal", "0", "--results", results])
+    whole, constant = read_results(results)
+    assert whole["anneal"] == 1.0 and constant["anneal"] == 0.0
+    keys = grouped([whole, constant], splits=None, steps=20)
+    assert [key[0] for key in keys] == [  # 0 is random features' own share: its defaults
         "build_random_feature_dgp",
         "build_random_feature_dgp with 1 of Adam's step annealed",
     ]
