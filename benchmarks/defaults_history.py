@@ -6,18 +6,11 @@ does not set every field that changed, in its ``options`` or as a field of its o
 ``anneal``): a variant setting them all ran the same model before and after. A record that set
 ``anneal`` to its model's share of today ran today's defaults (:func:`anneals_as_today`)."""
 
+import functools
+import typing
 from typing import Dict, NamedTuple, Tuple
 
-from gpflow_deep.models import AEPDGP, DSPP, DeepGP, RandomFeatureDGP, SoDDGP
-
-MODELS = {
-    "build_deep_gp": DeepGP,
-    "build_dspp": DSPP,
-    "build_random_feature_dgp": RandomFeatureDGP,
-    "build_aep_dgp": AEPDGP,
-    "build_sod_dgp": SoDDGP,
-}
-"""The model class each builder makes, for the fit defaults it carries (``default_anneal``)."""
+from gpflow_deep.registry import builder_named
 
 
 class DefaultsChange(NamedTuple):
@@ -89,5 +82,12 @@ def older_defaults(record: Dict) -> str:
 def anneals_as_today(record: Dict) -> bool:
     """Whether ``record`` set ``anneal`` to the share its builder's model takes by default today
     (then it is not a variant)."""
-    model = MODELS.get(record["builder"])
-    return model is not None and record.get("anneal") is not None and float(record["anneal"]) == model.default_anneal
+    if record.get("anneal") is None:
+        return False
+    return float(record["anneal"]) == _model_made_by(record["builder"]).default_anneal
+
+
+@functools.lru_cache(maxsize=None)
+def _model_made_by(builder_name: str) -> type:
+    """The model class builder ``builder_name`` returns, as its annotation says (its ``fit`` defaults)."""
+    return typing.get_type_hints(builder_named(builder_name))["return"]
