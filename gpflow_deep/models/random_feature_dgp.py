@@ -33,13 +33,14 @@ class RandomFeatureDGP(MonteCarloModel):
 
     ``gd.fit`` steps it at 0.003 unless told otherwise (``default_learning_rate``; the paper's is
     0.01): with Ω's q fitted, the features overfit as training goes on, and a smaller step scored
-    better on 19 of 20 fresh boston splits (``docs/benchmarks.md`` §12). ``gd.fit(..., anneal=0.7)``
-    takes 0.7 of it away along a half cosine: better on boston and concrete, level on noisy tables
-    in the same protocol but lower there through the command line, its intervals narrower, so not
-    the default (``docs/random_features.md``).
+    better on 19 of 20 fresh boston splits (``docs/benchmarks.md`` §12). It takes 0.7 of that step
+    away along a half cosine by default (``default_anneal``), with the noise bounded below by 0.8 of
+    a pilot GP's (the builder's ``pilot_noise_floor``): without the floor the anneal narrowed the
+    intervals on noisy tables through the command line (``docs/random_features.md``).
     """
 
     default_learning_rate = 0.003
+    default_anneal = 0.7
 
     def __init__(self, layers, likelihood, num_data, num_samples=None, *, feed_forward: bool = False, **options):
         members = math.lcm(*(getattr(layer, "num_members", 1) for layer in layers))

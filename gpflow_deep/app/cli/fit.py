@@ -125,7 +125,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
         metavar="SHARE",
         help="take this share of Adam's step away along a half cosine over the steps: 0 keeps it constant, "
         "1 (the flag alone) lowers it to zero, 0.7 to 0.3 of it (default: the model's where it can: 0; "
-        "aep_dgp 0.7; 0 with --time-budget alone)",
+        "aep_dgp and random_feature_dgp 0.7; 0 with --time-budget alone)",
     )
     parser.add_argument(
         "--likelihood",

@@ -171,10 +171,11 @@ def test_the_learning_rate_is_the_models_own_unless_given(tmp_path, model, given
 @pytest.mark.parametrize(
     "model, given, share",
     [
-        ("random_feature_dgp", [], 0.0),
+        ("random_feature_dgp", [], 0.7),
         ("aep_dgp", [], 0.7),
+        ("deep_gp", [], 0.0),
         ("deep_gp", ["--anneal"], 1.0),
-        ("random_feature_dgp", ["--anneal", "0.7"], 0.7),
+        ("random_feature_dgp", ["--anneal", "0"], 0.0),
         ("aep_dgp", ["--anneal", "0"], 0.0),
         ("aep_dgp", ["--time-budget", "1h"], 0.7),
     ],
@@ -210,4 +211,6 @@ def test_the_learning_rate_help_names_the_models_defaults(capsys):
     assert AEPDGP.default_learning_rate == RandomFeatureDGP.default_learning_rate
     rates = f"the model's: {DeepGP.default_learning_rate:g}; aep_dgp and random_feature_dgp"
     assert f"{rates} {AEPDGP.default_learning_rate:g})" in words
-    assert f"the model's where it can: {DeepGP.default_anneal:g}; aep_dgp {AEPDGP.default_anneal:g};" in words
+    assert AEPDGP.default_anneal == RandomFeatureDGP.default_anneal
+    shares = f"the model's where it can: {DeepGP.default_anneal:g}; aep_dgp and random_feature_dgp"
+    assert f"{shares} {AEPDGP.default_anneal:g};" in words

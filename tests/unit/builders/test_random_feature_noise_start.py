@@ -1,4 +1,5 @@
-"""``build_random_feature_dgp`` starts the noise at max(1% of var(Y), a tenth of a pilot GP's)."""
+"""``build_random_feature_dgp`` starts the noise at the largest of 1% of var(Y), a tenth of a pilot
+GP's and 1.1 times its floor, 0.8 of the pilot's."""
 
 import logging
 
@@ -23,14 +24,19 @@ def start(X, Y, **config) -> float:
     return additive_noise_variance(build_random_feature_dgp(X, Y, **config).likelihood)
 
 
-def test_on_a_noisy_table_the_noise_starts_at_a_tenth_of_the_pilots(caplog):
+def test_on_a_noisy_table_the_noise_starts_above_its_floor_or_at_a_tenth_of_the_pilots(caplog):
     X, Y = sine(0.5)
     pilot = pilot_noise_variance(X, Y, 0)
     assert 0.1 * pilot > 0.01 * np.var(Y), "the case under test: the pilot's tenth is above 1% of var(Y)"
     with caplog.at_level(logging.INFO, logger="gpflow_deep"):
-        assert start(X, Y) == pytest.approx(0.1 * pilot, rel=1e-12)
-    assert "0.1 of a pilot exact GP's" in caplog.text
-    assert start(X, Y, pilot_noise_fraction=0.5) == pytest.approx(0.5 * pilot, rel=1e-12)
+        assert start(X, Y) == pytest.approx(0.88 * pilot, rel=1e-12)
+    assert "noise_floor" in caplog.text and "0.8 of a pilot exact GP's" in caplog.text
+    assert "1.1 times the floor, the largest of" in caplog.text
+    unbounded = dict(pilot_noise_floor=None)
+    with caplog.at_level(logging.INFO, logger="gpflow_deep"):
+        assert start(X, Y, **unbounded) == pytest.approx(0.1 * pilot, rel=1e-12)
+    assert "0.1 of a pilot exact GP's, the largest of" in caplog.text
+    assert start(X, Y, pilot_noise_fraction=0.5, **unbounded) == pytest.approx(0.5 * pilot, rel=1e-12)
 
 
 def test_on_a_nearly_noise_free_table_it_starts_at_one_percent_of_var_y():
@@ -81,3 +87,28 @@ def test_a_given_student_t_without_a_variance_starts_the_last_layer_at_the_prior
     last = model.layers[-1]
     np.testing.assert_array_equal(last.w_mean.numpy(), 0.0)
     np.testing.assert_allclose(last.w_std.numpy(), 1.0)
+
+
+@pytest.mark.parametrize("df", [3.0, None])
+def test_a_pilot_floor_bounds_the_noise_and_lifts_its_start(df):
+    """``pilot_noise_floor=f``: ε's variance cannot fall below f × the pilot's (a Student-t's scale
+    or a Gaussian's variance bounded in GPflow's transform), and it starts at 1.1 f × the pilot's
+    when that is more than the start without the floor."""
+    X, Y = sine(0.5)
+    pilot = pilot_noise_variance(X, Y, 0)
+    likelihood = build_random_feature_dgp(X, Y, pilot_noise_floor=0.8, student_t_df=df).likelihood
+    assert additive_noise_variance(likelihood) == pytest.approx(0.88 * pilot, rel=1e-9)
+    parameter = likelihood.variance if df is None else likelihood.scale
+    parameter.unconstrained_variable.assign(-50.0)  # as far down as training could push it
+    assert additive_noise_variance(likelihood) == pytest.approx(0.8 * pilot, rel=1e-6)
+    above = build_random_feature_dgp(X, Y, pilot_noise_floor=0.2, pilot_noise_fraction=0.5, student_t_df=df)
+    assert additive_noise_variance(above.likelihood) == pytest.approx(0.5 * pilot, rel=1e-9)
+
+
+def test_without_a_floor_the_noise_is_unbounded_and_a_bad_floor_is_refused():
+    X, Y = sine(0.5)
+    likelihood = build_random_feature_dgp(X, Y, pilot_noise_floor=None).likelihood
+    likelihood.scale.unconstrained_variable.assign(-50.0)
+    assert additive_noise_variance(likelihood) < 1e-6
+    with pytest.raises(ValueError, match="pilot_noise_floor"):
+        build_random_feature_dgp(X, Y, pilot_noise_floor=-0.5)

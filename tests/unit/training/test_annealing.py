@@ -60,7 +60,7 @@ def test_a_share_of_the_step_is_annealed_along_the_half_cosine(concrete_split, b
     np.testing.assert_allclose(annealed, by_hand(build, concrete_split, share))
 
 
-@pytest.mark.parametrize("build, share", [(random_features, 0.0), (deep_gp, 0.0), (aep_dgp, 0.7)])
+@pytest.mark.parametrize("build, share", [(random_features, 0.7), (deep_gp, 0.0), (aep_dgp, 0.7)])
 def test_without_anneal_each_model_takes_its_default_share(concrete_split, build, share):
     assert build(concrete_split).default_anneal == share
     default = trained(build(concrete_split), concrete_split)
