@@ -84,7 +84,7 @@ class ModelEntry:
         paper; None: as its signature says.
     :ivar config: the name of the builder's config dataclass in :mod:`gpflow_deep.builders`, whose
         fields ``gpflow-deep fit --option`` sets; None: options go to the builder unchecked.
-    :ivar floor_option: the builder option that sets the Gaussian likelihood's noise floor, where
+    :ivar floor_option: the builder option that sets the likelihood's noise floor (a variance), where
         its defaults decide that floor from the data (a pilot GP) and not from the moments a run
         directory keeps; the floor sits in the variance's transform, out of the checkpoint, so
         ``save_run`` records the floor chosen under this option. None: no such floor.
@@ -165,6 +165,7 @@ MODELS: Dict[str, ModelEntry] = {
             "build_random_feature_dgp",
             config="RandomFeatureDGPConfig",
             takes_likelihood=True,
+            floor_option="noise_floor",
             likelihood_options=dict(gaussian=dict(student_t_df=None), studentt=dict(student_t_df=3.0)),
             numeric_likelihood="studentt",
             demo=(

@@ -14,8 +14,9 @@ Restoring calls the same builder with the same arguments on a stand-in sample of
 shape and ``num_data`` = N, which gives a model of the same structure, then reads every variable
 of it from the checkpoint: what the builders take from the data (inducing inputs, linear means, a
 subset) is a variable, so none of it comes from the stand-in. One thing is not: a floor on the
-likelihood's noise variance sits in the variance's transform. Where a builder takes that floor
-from a pilot GP on its data (``DSPP``, ``AEPDGP``), :func:`save_run` records the floor chosen among
+likelihood's noise variance sits in the transform of the variance (a Student-t's: of its scale).
+Where a builder takes that floor from a pilot GP on its data (``DSPP``, ``AEPDGP``,
+``RandomFeatureDGP``), :func:`save_run` records the floor chosen among
 the builder's options (:attr:`~gpflow_deep.registry.ModelEntry.floor_option`). Otherwise the stand-in
 has random values with exactly the recorded mean and standard deviation of every input column and
 of the target, and anything a builder derives from those moments comes out as in training.
@@ -26,6 +27,7 @@ import os
 from dataclasses import asdict, dataclass, field, replace
 from typing import List, Optional, Tuple
 
+import gpflow
 import numpy as np
 import tensorflow as tf
 
@@ -146,10 +148,20 @@ def with_chosen_floor(config: RunConfig, model) -> RunConfig:
     options set it already or the likelihood has no floor; a stand-in sample would give another."""
     entry = MODELS.get(config.model)
     option = entry.floor_option if entry is not None and entry.builder == config.builder else None
-    floor = getattr(model.likelihood, "variance_lower_bound", None)
+    floor = noise_floor(model.likelihood)
     if option is None or option in config.builder_options or floor is None:
         return config
     return replace(config, builder_options={**config.builder_options, option: float(floor)})
+
+
+def noise_floor(likelihood) -> Optional[float]:
+    """The lower bound of ``likelihood``'s noise variance in its transform: a Gaussian's
+    ``variance_lower_bound``, or a Student-t's (ν > 2) scale bound as a variance, s²ν/(ν − 2);
+    None for any other likelihood."""
+    if isinstance(likelihood, gpflow.likelihoods.StudentT):
+        df = float(likelihood.df)
+        return None if df <= 2 else likelihood.scale_lower_bound**2 * df / (df - 2)
+    return getattr(likelihood, "variance_lower_bound", None)
 
 
 def load_run(directory: str) -> Run:

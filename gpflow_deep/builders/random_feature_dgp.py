@@ -71,6 +71,9 @@ class RandomFeatureDGPConfig(Presets):
         training rows of noisy tables (males: 0.45–0.6 of the pilot's noise, 90% intervals covering
         0.76–0.82); with it they cover 0.84–0.90 there (``docs/random_features.md``). None:
         unbounded (the default until 2026-12-01).
+    :ivar noise_floor: that bound as a variance in the targets' units squared, in place of
+        ``pilot_noise_floor``'s (a run directory records the one chosen: the floor is in GPflow's
+        transform, not in a checkpoint); None: from the pilot.
     :ivar noise_from_evidence: with ``last_layer_at_posterior``, start the noise at the variance of
         greatest evidence in the last layer's linear model on its initial features (type II maximum
         likelihood, among 1e-4 to 3.16 times var(Y)): as large as those features leave the
@@ -104,6 +107,7 @@ class RandomFeatureDGPConfig(Presets):
     noise_variance: Optional[float] = None
     pilot_noise_fraction: Optional[float] = 0.1
     pilot_noise_floor: Optional[float] = 0.8
+    noise_floor: Optional[float] = None
     noise_from_evidence: bool = False
     student_t_df: Optional[float] = 3.0
     num_samples: int = 1
@@ -243,17 +247,24 @@ def _noise_start_and_floor(
 ) -> Tuple[float, Optional[float]]:
     """ε's starting variance and its lower bound (None: unbounded) for X ``[n, D]``, Y ``[n, P]``,
     logged: the start max(0.01·var(Y), ``pilot_noise_fraction`` × the pilot GP's noise, 1.1 ×
-    the floor), the floor ``pilot_noise_floor`` × the pilot's; 0.01·var(Y) and no floor when the
-    pilot fails."""
+    the floor), the floor ``noise_floor`` or else ``pilot_noise_floor`` × the pilot's (none when
+    the pilot fails)."""
     fraction = check_positive("pilot_noise_fraction", config.pilot_noise_fraction)
-    floor_fraction = config.pilot_noise_floor
-    if floor_fraction is not None:
+    floor, floor_fraction = config.noise_floor, config.pilot_noise_floor
+    if floor is not None:
+        floor = check_positive("noise_floor", floor)
+    elif floor_fraction is not None:
         floor_fraction = check_positive("pilot_noise_floor", floor_fraction)
     share, pilot = NOISE_SHARE * mean_column_variance(Y), pilot_noise_variance(X, Y, seed)
     if pilot is None:
-        return log_choice(BUILDER, "noise_variance", share, "1% of var(Y); the pilot exact GP failed"), None
-    floor = None
-    if floor_fraction is not None:
+        start = log_choice(
+            BUILDER,
+            "noise_variance",
+            max(share, 1.1 * (floor or 0.0)),
+            "1% of var(Y) (or 1.1 times the floor); the pilot exact GP failed",
+        )
+        return start, floor
+    if floor is None and floor_fraction is not None:
         floor = log_choice(BUILDER, "noise_floor", floor_fraction * pilot, f"{floor_fraction:g} of a pilot exact GP's")
     starts = {
         "1% of var(Y)": share,

@@ -12,6 +12,7 @@ from gpflow_deep.app.run_directory import (
     RunConfig,
     RunDirectoryError,
     load_run,
+    noise_floor,
     sample_moments,
     save_run,
     with_chosen_floor,
@@ -19,7 +20,7 @@ from gpflow_deep.app.run_directory import (
 from gpflow_deep.app.tables import Preprocessing
 from gpflow_deep.registry import MODEL_BUILDERS, available_models, register_builder
 
-FAST_MODELS = ("deep_gp", "dspp", "aep_dgp")  # and the two whose floor the directory records; the rest are slow
+FAST_MODELS = ("deep_gp", "dspp", "aep_dgp", "random_feature_dgp")  # and the three whose floor it records
 
 
 @pytest.mark.parametrize(
@@ -62,20 +63,27 @@ def test_a_copied_run_directory_predicts_like_the_trained_model(tmp_path, model_
     assert not np.allclose(fresh.means.numpy(), actual.means.numpy()), "the parameters came from the checkpoint"
 
 
-@pytest.mark.parametrize("model_name, option", [("dspp", "noise_floor"), ("aep_dgp", "likelihood_floor")])
-def test_a_floor_chosen_from_the_data_is_recorded_unless_the_options_set_it(tmp_path, model_name, option):
+@pytest.mark.parametrize(
+    "model_name, option, likelihood",
+    [
+        ("dspp", "noise_floor", "gaussian"),
+        ("aep_dgp", "likelihood_floor", "gaussian"),
+        ("random_feature_dgp", "noise_floor", "studentt"),
+        ("random_feature_dgp", "noise_floor", "gaussian"),
+    ],
+)
+def test_a_floor_chosen_from_the_data_is_recorded_unless_the_options_set_it(tmp_path, model_name, option, likelihood):
     rng = np.random.default_rng(1)
     X = rng.uniform(-1, 1, (30, 2))
     Y = np.sin(3 * X[:, :1]) + 0.1 * rng.normal(size=(30, 1))
-    config = RunConfig(model_name, MODEL_BUILDERS[model_name], 2, "gaussian", 0, 30, [30, 2], sample_moments(X, Y))
+    config = RunConfig(model_name, MODEL_BUILDERS[model_name], 2, likelihood, 0, 30, [30, 2], sample_moments(X, Y))
     model = config.build(X, Y)
+    floor = noise_floor(model.likelihood)
     chosen = with_chosen_floor(config, model)
-    assert chosen.builder_options == {option: model.likelihood.variance_lower_bound} and config.builder_options == {}
-    stand_in = config.build(*config.stand_in_sample()).likelihood.variance_lower_bound
-    assert stand_in != pytest.approx(model.likelihood.variance_lower_bound, rel=0.1)  # why it must be recorded
-    assert (
-        chosen.build(*config.stand_in_sample()).likelihood.variance_lower_bound == model.likelihood.variance_lower_bound
-    )
+    assert chosen.builder_options == {option: floor} and config.builder_options == {}
+    stand_in = noise_floor(config.build(*config.stand_in_sample()).likelihood)
+    assert stand_in != pytest.approx(floor, rel=0.1)  # why it must be recorded
+    assert noise_floor(chosen.build(*config.stand_in_sample()).likelihood) == pytest.approx(floor, rel=1e-12)
     given = replace(config, builder_options={option: 0.5})
     assert with_chosen_floor(given, model) is given
     deep = RunConfig("deep_gp", "build_deep_gp", 2, "gaussian", 0, 30, [30, 2], sample_moments(X, Y))
