@@ -64,8 +64,8 @@ DEFAULTS_CHANGES: Dict[str, Tuple[DefaultsChange, ...]] = {
         DefaultsChange("2026-11-30 20:38:00", ("student_t_df",), "the Gaussian likelihood"),
         # two changes at once, each its own entry, so that the records of either alone (the anneal
         # without the floor, tried on 2026-12-01) are labelled by the one they lack
-        DefaultsChange("2026-12-01 15:40:00", ("pilot_noise_floor",), "the noise unbounded"),
-        DefaultsChange("2026-12-01 15:40:00", ("anneal",), "a constant Adam step"),
+        DefaultsChange("2026-12-01 14:57:00", ("pilot_noise_floor",), "the noise unbounded"),
+        DefaultsChange("2026-12-01 14:57:00", ("anneal",), "a constant Adam step"),
     ),
 }
 
