@@ -107,9 +107,9 @@ def fit(
         learning rate r and share a. 0 or False: a constant step; 1 or True: down to zero; 0.7: down
         to 0.3 r. It follows the optimizer's own step count, so a run resumed with the same
         ``iterations`` carries on along it (one resumed with more anneals again over the new total).
-        None: the model's ``default_anneal`` (0; ``AEPDGP``'s 0.7) when ``fit`` makes its own Adam
-        and has ``iterations``, else 0. A share above 0 needs both. See ``docs/training.md`` for
-        where it helps and where it hurts.
+        None: the model's ``default_anneal`` (0; ``AEPDGP``'s and ``RandomFeatureDGP``'s 0.7) when
+        ``fit`` makes its own Adam and has ``iterations``, else 0. A share above 0 needs both. See
+        ``docs/training.md`` for where it helps and where it hurts.
     :param natgrad_gamma: if given, the last layer's (q_mu, q_sqrt) take natural-gradient steps
         of this size (GPflow's ``NaturalGradient``) and the optimizer trains everything else.
     :param seed: seeds the model's generator and the shuffling: the same seed, the same run.
