@@ -405,6 +405,7 @@ def test_worst_points_refuses_options_for_the_exact_gp(capsys):
 def test_an_annealed_variant_trains_along_the_half_cosine_and_is_a_row_of_its_own(tmp_path):
     import gpflow_deep as gd
     from benchmarks.suites import calibration
+    from gpflow_deep.models import RandomFeatureDGP
 
     rng = np.random.default_rng(0)
     X, Y = rng.standard_normal((40, 2)), rng.standard_normal((40, 1))
@@ -421,11 +422,12 @@ def test_an_annealed_variant_trains_along_the_half_cosine_and_is_a_row_of_its_ow
     results = str(tmp_path / "runs.jsonl")
     argv = ["--builders", "random_feature_dgp", "--datasets", "boston", "--splits", "7", "--steps", "20"]
     calibration.main(argv + ["--threads", "0", "--anneal", "--results", results])
-    calibration.main(argv + ["--threads", "0", "--anneal", "0", "--results", results])
-    whole, constant = read_results(results)
-    assert whole["anneal"] == 1.0 and constant["anneal"] == 0.0
-    keys = grouped([whole, constant], splits=None, steps=20)
-    assert [key[0] for key in keys] == [  # 0 is random features' own share: its defaults
+    own = RandomFeatureDGP.default_anneal
+    calibration.main(argv + ["--threads", "0", "--anneal", f"{own:g}", "--results", results])
+    whole, default = read_results(results)
+    assert whole["anneal"] == 1.0 and default["anneal"] == own
+    keys = grouped([whole, default], splits=None, steps=20)
+    assert [key[0] for key in keys] == [  # random features' own share: its defaults
         "build_random_feature_dgp",
         "build_random_feature_dgp with 1 of Adam's step annealed",
     ]

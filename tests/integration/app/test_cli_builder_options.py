@@ -10,7 +10,7 @@ from fixtures.tables import regression_rows, write_csv, write_train_and_test
 from gpflow_deep.app.cli.builder_options import parse_options
 from gpflow_deep.app.cli.main import main
 from gpflow_deep.app.cli.parsing import CommandError
-from gpflow_deep.app.run_directory import CONFIG_FILE, SUMMARY_FILE, load_run
+from gpflow_deep.app.run_directory import CONFIG_FILE, SUMMARY_FILE, load_run, noise_floor
 from gpflow_deep.registry import MODEL_BUILDERS, ModelEntry, register_model
 
 
@@ -28,8 +28,10 @@ def members_run(tmp_path_factory):
 def test_the_options_reach_the_builder_and_the_run_directory(members_run):
     run_dir, _ = members_run
     config = json.loads((run_dir / CONFIG_FILE).read_text())
+    floor = config["builder_options"].pop("noise_floor")  # the floor chosen from the data, recorded
     assert config["builder_options"] == {"num_members": 3, "num_features": 20}
     model = load_run(str(run_dir)).model
+    assert noise_floor(model.likelihood) == pytest.approx(floor, rel=1e-12)
     assert [layer.num_members for layer in model.layers] == [3, 3]
     assert [layer.num_features for layer in model.layers] == [20, 20]
     assert model.num_samples == 3, "one training path per member"
