@@ -68,12 +68,12 @@ class RandomFeatureDGPConfig(Presets):
         the pilot GP's noise variance (in GPflow's transform of the Student-t's scale, or of the
         Gaussian's variance) and start it at 1.1 times the bound at least. Without it, the annealed
         step (``RandomFeatureDGP.default_anneal``) let the noise and the features settle on the
-        training rows of noisy tables (males: 0.45–0.6 of the pilot's noise, 90% intervals covering
-        0.76–0.82); with it they cover 0.84–0.90 there (``docs/random_features.md``). None:
-        unbounded (the default until 2026-12-01).
-    :ivar noise_floor: that bound as a variance in the targets' units squared, in place of
-        ``pilot_noise_floor``'s (a run directory records the one chosen: the floor is in GPflow's
-        transform, not in a checkpoint); None: from the pilot.
+        training rows of noisy tables: through the command line on males its 90% intervals covered
+        0.75–0.82, with it 0.83–0.89 (``docs/random_features.md``). None: unbounded (the default
+        until 2026-12-01).
+    :ivar noise_floor: with the pilot's start, that bound as a variance in the targets' units
+        squared, in place of ``pilot_noise_floor``'s (a run directory records the one chosen: the
+        floor is in GPflow's transform, not in a checkpoint); None: from the pilot.
     :ivar noise_from_evidence: with ``last_layer_at_posterior``, start the noise at the variance of
         greatest evidence in the last layer's linear model on its initial features (type II maximum
         likelihood, among 1e-4 to 3.16 times var(Y)): as large as those features leave the
