@@ -37,9 +37,9 @@ class AEPDGP(MonteCarloModel):
     is 0.001, ``RandomFeatureDGP``'s also 0.003, the other models' 0.01): the data term lets the
     likelihood's noise fall towards zero, and a smaller step slows that fall (``docs/aep.md``, "The
     likelihood's noise"). It takes 0.7 of that step away by the last iteration along a half cosine
-    (``default_anneal``): 0.012 (0.004) higher over a hundred fresh boston splits, level on concrete
-    and through the command line on two noisy tables, its intervals no narrower (``docs/aep.md``,
-    "An annealed step"). ``gd.fit(..., anneal=0)`` keeps the step constant.
+    (``default_anneal``): 0.012 (0.004) higher over a hundred fresh boston splits, 0.004 (0.002)
+    lower over fifty of concrete, level through the command line on two noisy tables, its intervals
+    no narrower (``docs/aep.md``, "An annealed step"). ``gd.fit(..., anneal=0)`` keeps the step constant.
     """
 
     default_num_samples = 20
