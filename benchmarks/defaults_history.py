@@ -88,7 +88,23 @@ def anneals_as_today(record: Dict) -> bool:
     (then it is not a variant)."""
     if record.get("anneal") is None:
         return False
-    return float(record["anneal"]) == _model_made_by(record["builder"]).default_anneal
+    return float(record["anneal"]) == default_anneal(record["builder"])
+
+
+def anneal_share(record: Dict) -> float:
+    """The share of Adam's step a record of today's defaults (no :func:`older_defaults`) annealed
+    away: its own ``anneal``, or else its builder's model's default."""
+    if record.get("anneal") is None:
+        return default_anneal(record["builder"])
+    return float(record["anneal"])
+
+
+def default_anneal(builder_name: str) -> float:
+    """The share of Adam's step the model of builder ``builder_name`` anneals away by default (0
+    for a reference, a builder's name without ``build_``, which takes no step)."""
+    if not builder_name.startswith("build_"):
+        return 0.0
+    return float(_model_made_by(builder_name).default_anneal)
 
 
 @functools.lru_cache(maxsize=None)

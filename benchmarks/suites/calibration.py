@@ -56,7 +56,7 @@ from typing import List, Optional
 import numpy as np
 
 from benchmarks.common import RESULTS_DIR, provenance, set_threads
-from benchmarks.defaults_history import anneals_as_today, older_defaults
+from benchmarks.defaults_history import anneal_share, default_anneal, older_defaults
 from benchmarks.suites.calibration_tables import load_dataset
 from gpflow_deep.app.benchmark import append_result, parse_splits, read_results
 from gpflow_deep.app.cli.parsing import share
@@ -333,7 +333,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         and r.get("likelihood", "default") == args.likelihood
         and r.get("options", {}) == args.options
         and r.get("learning_rate") == args.learning_rate
-        and (r.get("anneal") == args.anneal or (args.anneal is None and anneals_as_today(r)))
+        and anneal_share(r) == (default_anneal(r["builder"]) if args.anneal is None else float(args.anneal))
         and r.get("validation_fraction", 0.0) == args.validation_fraction
     }
     for name in args.builders:

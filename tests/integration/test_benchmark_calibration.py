@@ -308,6 +308,34 @@ def test_a_record_that_set_todays_annealed_share_before_it_became_the_default_is
     assert ran == [(2, None)]  # split 1's run at today's share is done
 
 
+def test_a_record_of_todays_defaults_counts_as_done_for_its_models_share_given_explicitly(tmp_path, monkeypatch):
+    """A record made after a model's share changed has no ``anneal`` field (the model's own share
+    ran): ``--anneal`` of that share skips its split, any other share runs it."""
+    from benchmarks.defaults_history import DEFAULTS_CHANGES
+    from benchmarks.suites import calibration
+    from gpflow_deep.models import AEPDGP
+
+    [change] = [c for c in DEFAULTS_CHANGES["build_aep_dgp"] if c.fields == ("anneal",)]
+    today = _record(1, -2.5, 0.9, date="2026-12-31 00:00:00") | dict(builder="build_aep_dgp")
+    assert today["date"] > change.date and "anneal" not in today
+    results = tmp_path / "runs.jsonl"
+    results.write_text(json.dumps(today) + "\n")
+    ran = []
+    fresh = today | dict(rmse=1.0, seconds=1.0)
+    monkeypatch.setattr(
+        calibration, "run", lambda builder, dataset, split, args: ran.append((split, args.anneal)) or fresh
+    )
+    argv = ["--builders", "aep_dgp", "--datasets", "boston", "--splits", "1,2", "--threads", "0", "--steps", "3000"]
+    calibration.main(argv + ["--anneal", f"{AEPDGP.default_anneal:g}", "--results", str(tmp_path / "a.jsonl")])
+    assert ran == [(1, AEPDGP.default_anneal), (2, AEPDGP.default_anneal)], "a file without the record runs both"
+    ran.clear()
+    calibration.main(argv + ["--anneal", f"{AEPDGP.default_anneal:g}", "--results", str(results)])
+    assert ran == [(2, AEPDGP.default_anneal)]
+    ran.clear()
+    calibration.main(argv + ["--anneal", "0", "--results", str(results)])
+    assert ran == [(1, 0.0), (2, 0.0)]
+
+
 def test_a_learning_rate_variant_trains_at_its_rate_and_is_a_row_of_its_own(tmp_path, monkeypatch):
     import gpflow_deep as gd
     from benchmarks.suites import calibration
