@@ -32,6 +32,7 @@ import numpy as np
 import tensorflow as tf
 
 from gpflow_deep.app.tables import Preprocessing
+from gpflow_deep.builders.random_feature_dgp import has_additive_noise, student_t_variance
 from gpflow_deep.registry import MODELS, accepts_likelihood, builder_named, likelihood_options, make_likelihood
 
 CONFIG_FILE = "config.json"
@@ -159,8 +160,9 @@ def noise_floor(likelihood) -> Optional[float]:
     ``variance_lower_bound``, or a Student-t's (ν > 2) scale bound as a variance, s²ν/(ν − 2);
     None for any other likelihood."""
     if isinstance(likelihood, gpflow.likelihoods.StudentT):
-        df = float(likelihood.df)
-        return None if df <= 2 else likelihood.scale_lower_bound**2 * df / (df - 2)
+        return (
+            student_t_variance(likelihood.scale_lower_bound, likelihood.df) if has_additive_noise(likelihood) else None
+        )
     return getattr(likelihood, "variance_lower_bound", None)
 
 

@@ -164,7 +164,7 @@ def build_random_feature_dgp(
         gaussian = gpflow.likelihoods.Gaussian() if choose_noise else gaussian_likelihood(BUILDER, variance, Y)
         if df is None:
             return gaussian if floor is None else Gaussian(variance=variance, variance_lower_bound=floor)
-        scale_floor = None if floor is None else float(np.sqrt(floor * (df - 2) / df))
+        scale_floor = None if floor is None else student_t_scale(floor, df)
         likelihood = gpflow.likelihoods.StudentT(df=df, scale_lower_bound=scale_floor)
         set_additive_noise_variance(likelihood, gaussian.variance.numpy())
         return likelihood
@@ -288,7 +288,7 @@ def additive_noise_variance(likelihood) -> float:
     """The variance of ε in y = f + ε: the Gaussian's, or s²ν/(ν − 2) for a Student-t."""
     if isinstance(likelihood, gpflow.likelihoods.Gaussian):
         return float(likelihood.variance.numpy())
-    return float(likelihood.scale.numpy() ** 2 * likelihood.df / (likelihood.df - 2))
+    return student_t_variance(likelihood.scale.numpy(), likelihood.df)
 
 
 def set_additive_noise_variance(likelihood, variance: float) -> None:
@@ -296,7 +296,17 @@ def set_additive_noise_variance(likelihood, variance: float) -> None:
     if isinstance(likelihood, gpflow.likelihoods.Gaussian):
         likelihood.variance.assign(max(variance, 10 * likelihood.variance_lower_bound))
     else:
-        likelihood.scale.assign(np.sqrt(variance * (likelihood.df - 2) / likelihood.df))
+        likelihood.scale.assign(student_t_scale(variance, likelihood.df))
+
+
+def student_t_variance(scale: float, df: float) -> float:
+    """The variance s²ν/(ν − 2) of a Student-t of scale s and ν > 2 degrees of freedom."""
+    return float(scale**2 * df / (df - 2))
+
+
+def student_t_scale(variance: float, df: float) -> float:
+    """The scale s of a Student-t of ν > 2 degrees of freedom whose variance is ``variance``."""
+    return float(np.sqrt(variance * (df - 2) / df))
 
 
 def _column_scales(X: np.ndarray) -> np.ndarray:
