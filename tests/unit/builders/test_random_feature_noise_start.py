@@ -112,3 +112,23 @@ def test_without_a_floor_the_noise_is_unbounded_and_a_bad_floor_is_refused():
     assert additive_noise_variance(likelihood) < 1e-6
     with pytest.raises(ValueError, match="pilot_noise_floor"):
         build_random_feature_dgp(X, Y, pilot_noise_floor=-0.5)
+
+
+def test_the_pilot_floor_bounds_only_tables_of_up_to_its_row_count():
+    """``pilot_noise_floor_rows`` (10,000): X, Y as a sample of a larger training set (``num_data``)
+    get no floor and the start without it; at the limit, or with the limit None, the floor holds."""
+    X, Y = sine(0.5)
+    pilot = pilot_noise_variance(X, Y, 0)
+    large = build_random_feature_dgp(X, Y, num_data=10_001).likelihood
+    assert additive_noise_variance(large) == pytest.approx(0.1 * pilot, rel=1e-9)
+    large.scale.unconstrained_variable.assign(-50.0)
+    assert additive_noise_variance(large) < 1e-6
+    for config in (dict(num_data=10_000), dict(num_data=10_001, pilot_noise_floor_rows=None)):
+        likelihood = build_random_feature_dgp(X, Y, **config).likelihood
+        likelihood.scale.unconstrained_variable.assign(-50.0)
+        assert additive_noise_variance(likelihood) == pytest.approx(0.8 * pilot, rel=1e-6)
+    given = build_random_feature_dgp(X, Y, num_data=10_001, noise_floor=0.3).likelihood
+    given.scale.unconstrained_variable.assign(-50.0)
+    assert additive_noise_variance(given) == pytest.approx(0.3, rel=1e-6)
+    with pytest.raises(ValueError, match="pilot_noise_floor_rows"):
+        build_random_feature_dgp(X, Y, pilot_noise_floor_rows=0)
