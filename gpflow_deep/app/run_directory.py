@@ -32,7 +32,7 @@ import numpy as np
 import tensorflow as tf
 
 from gpflow_deep.app.tables import Preprocessing
-from gpflow_deep.builders.random_feature_dgp import has_additive_noise, student_t_variance
+from gpflow_deep.core.additive_noise import has_additive_noise, student_t_variance
 from gpflow_deep.registry import MODELS, accepts_likelihood, builder_named, likelihood_options, make_likelihood
 
 CONFIG_FILE = "config.json"

@@ -15,6 +15,12 @@ from gpflow_deep.builders.configuration import SETUP_ALIAS, Presets, configure, 
 from gpflow_deep.builders.initialisation import mean_column_variance
 from gpflow_deep.builders.pilot_gp import pilot_noise_variance
 from gpflow_deep.builders.preparation import NOISE_SHARE, BuilderData, gaussian_likelihood, hidden_width, prepare_data
+from gpflow_deep.core.additive_noise import (
+    additive_noise_variance,
+    has_additive_noise,
+    set_additive_noise_variance,
+    student_t_scale,
+)
 from gpflow_deep.core.validation import check_choice, check_positive, check_positive_int
 from gpflow_deep.layers import RandomFeatureLayer
 from gpflow_deep.layers.random_features.random_feature_layer import OMEGA_MODES
@@ -285,40 +291,6 @@ def _noise_start_and_floor(
     }
     reason = max(starts, key=starts.get)
     return log_choice(BUILDER, "noise_variance", starts[reason], f"{reason}, the largest of {', '.join(starts)}"), floor
-
-
-def has_additive_noise(likelihood) -> bool:
-    """Whether y = f + ε with ε of finite variance (a Gaussian, or a Student-t of ν > 2): the last
-    layer then starts at its linear model's posterior under Gaussian noise of ε's variance, and the
-    last kernel's σ² is var(Y)."""
-    if isinstance(likelihood, gpflow.likelihoods.StudentT):
-        return likelihood.df > 2
-    return isinstance(likelihood, gpflow.likelihoods.Gaussian)
-
-
-def additive_noise_variance(likelihood) -> float:
-    """The variance of ε in y = f + ε: the Gaussian's, or s²ν/(ν − 2) for a Student-t."""
-    if isinstance(likelihood, gpflow.likelihoods.Gaussian):
-        return float(likelihood.variance.numpy())
-    return student_t_variance(likelihood.scale.numpy(), likelihood.df)
-
-
-def set_additive_noise_variance(likelihood, variance: float) -> None:
-    """Set ε's variance (:func:`additive_noise_variance`), within a Gaussian's lower bound."""
-    if isinstance(likelihood, gpflow.likelihoods.Gaussian):
-        likelihood.variance.assign(max(variance, 10 * likelihood.variance_lower_bound))
-    else:
-        likelihood.scale.assign(student_t_scale(variance, likelihood.df))
-
-
-def student_t_variance(scale: float, df: float) -> float:
-    """The variance s²ν/(ν − 2) of a Student-t of scale s and ν > 2 degrees of freedom."""
-    return float(scale**2 * df / (df - 2))
-
-
-def student_t_scale(variance: float, df: float) -> float:
-    """The scale s of a Student-t of ν > 2 degrees of freedom whose variance is ``variance``."""
-    return float(np.sqrt(variance * (df - 2) / df))
 
 
 def _column_scales(X: np.ndarray) -> np.ndarray:

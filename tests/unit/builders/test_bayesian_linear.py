@@ -7,7 +7,7 @@ from scipy.stats import multivariate_normal
 
 from gpflow_deep import build_random_feature_dgp
 from gpflow_deep.builders.bayesian_linear import NOISE_GRID, evidence_noise_variance, log_evidence
-from gpflow_deep.builders.random_feature_dgp import additive_noise_variance
+from gpflow_deep.core.additive_noise import additive_noise_variance
 
 
 def test_the_evidence_is_the_density_of_y_under_phi_phi_transpose_plus_noise():

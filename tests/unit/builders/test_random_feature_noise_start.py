@@ -9,7 +9,7 @@ import pytest
 
 from gpflow_deep import build_random_feature_dgp
 from gpflow_deep.builders.pilot_gp import pilot_noise_variance
-from gpflow_deep.builders.random_feature_dgp import additive_noise_variance
+from gpflow_deep.core.additive_noise import additive_noise_variance
 
 
 def sine(noise_variance: float, seed: int = 0, rows: int = 200):

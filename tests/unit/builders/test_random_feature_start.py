@@ -7,7 +7,7 @@ import tensorflow as tf
 
 from gpflow_deep import build_random_feature_dgp
 from gpflow_deep.builders.bayesian_linear import linear_model_posterior
-from gpflow_deep.builders.random_feature_dgp import additive_noise_variance
+from gpflow_deep.core.additive_noise import additive_noise_variance
 
 
 def test_the_linear_model_posterior_is_the_direct_one_and_a_scaled_row_counts_as_repeated_rows():

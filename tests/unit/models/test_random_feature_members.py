@@ -9,7 +9,7 @@ from test_random_features import random_posterior
 
 import gpflow_deep as gd
 from gpflow_deep import RandomFeatureLayer
-from gpflow_deep.builders.random_feature_dgp import additive_noise_variance
+from gpflow_deep.core.additive_noise import additive_noise_variance
 
 pytestmark = pytest.mark.shape_checks("compiled")
 
