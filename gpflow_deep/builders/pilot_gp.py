@@ -14,7 +14,14 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import minimize
 from scipy.spatial.distance import pdist, squareform
 
+from gpflow_deep.builders.configuration import log_choice
+from gpflow_deep.core.validation import check_positive_int
+
 PILOT_ROWS = 500
+PILOT_FLOOR_ROWS = 10_000
+"""The most training rows whose noise a floor taken from the pilot bounds by default. The pilot
+sees :data:`PILOT_ROWS` of them; a deep GP trained on many more learns what they cannot show, and
+the noise left falls below the pilot's (``docs/design.md``, "Noise floors from a pilot GP")."""
 PILOT_ITERATIONS = 100
 NOISE_BOUNDS = (1e-4, 3.0)
 """The pilot's noise variance stays within these fractions of the targets' variance."""
@@ -52,6 +59,16 @@ def pilot_noise_variance(X: np.ndarray, Y: np.ndarray, seed: int = 0, rows: int 
     if not np.all(np.isfinite(result.x)):
         return None
     return float(np.exp(result.x[2]) * scale)
+
+
+def pilot_floor_applies(builder: str, option: str, num_data: int, most_rows: Optional[int]) -> bool:
+    """Whether ``builder``'s noise floor from the pilot bounds a training set of ``num_data`` rows:
+    at most ``most_rows`` of them (None: of any size). Where it does not, logs ``option`` as
+    unbounded."""
+    if most_rows is None or num_data <= check_positive_int("pilot_noise_floor_rows", most_rows):
+        return True
+    log_choice(builder, option, None, f"none: {num_data:,} training rows, above {most_rows:,}")
+    return False
 
 
 def _negative_log_marginal_likelihood(

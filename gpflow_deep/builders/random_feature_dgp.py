@@ -13,7 +13,7 @@ from gpflow.likelihoods import Gaussian
 from gpflow_deep.builders.bayesian_linear import evidence_noise_variance, linear_model_posterior
 from gpflow_deep.builders.configuration import SETUP_ALIAS, Presets, configure, log_choice
 from gpflow_deep.builders.initialisation import mean_column_variance
-from gpflow_deep.builders.pilot_gp import pilot_noise_variance
+from gpflow_deep.builders.pilot_gp import PILOT_FLOOR_ROWS, pilot_floor_applies, pilot_noise_variance
 from gpflow_deep.builders.preparation import NOISE_SHARE, BuilderData, gaussian_likelihood, hidden_width, prepare_data
 from gpflow_deep.core.additive_noise import (
     additive_noise_variance,
@@ -120,7 +120,7 @@ class RandomFeatureDGPConfig(Presets):
     noise_variance: Optional[float] = None
     pilot_noise_fraction: Optional[float] = 0.1
     pilot_noise_floor: Optional[float] = 0.8
-    pilot_noise_floor_rows: Optional[int] = 10_000
+    pilot_noise_floor_rows: Optional[int] = PILOT_FLOOR_ROWS
     noise_floor: Optional[float] = None
     noise_from_evidence: bool = False
     student_t_df: Optional[float] = 3.0
@@ -270,8 +270,7 @@ def _noise_start_and_floor(
         floor = check_positive("noise_floor", floor)
     elif floor_fraction is not None:
         floor_fraction = check_positive("pilot_noise_floor", floor_fraction)
-        if most_rows is not None and num_data > check_positive_int("pilot_noise_floor_rows", most_rows):
-            log_choice(BUILDER, "noise_floor", None, f"none: {num_data:,} training rows, above {most_rows:,}")
+        if not pilot_floor_applies(BUILDER, "noise_floor", num_data, most_rows):
             floor_fraction = None
     share, pilot = NOISE_SHARE * mean_column_variance(Y), pilot_noise_variance(X, Y, seed)
     if pilot is None:

@@ -156,6 +156,27 @@ def test_dspp_default_floor_follows_the_table_and_falls_back_without_a_pilot(cap
     assert constant.variance_lower_bound == pytest.approx(0.05 * mean_column_variance(np.ones((80, 1))))
 
 
+def test_dspp_pilot_floor_bounds_only_tables_of_up_to_its_row_count(caplog):
+    """``pilot_noise_floor_rows`` (10,000): X, Y as a sample of a larger training set (``num_data``)
+    get GPflow's own bound and the start of 10 % of the targets' variance, logged; at the limit, or
+    with the limit None, the pilot's floor holds; a given floor holds at any size."""
+    rng = np.random.default_rng(3)
+    X, Y = rng.standard_normal((60, 2)), 10.0 * rng.standard_normal((60, 1))
+    pilot = pilot_noise_variance(X, Y, 0)
+    with caplog.at_level(logging.INFO, logger="gpflow_deep"):
+        large = gd.build_dspp(X, Y, num_data=10_001, num_inducing=10).likelihood
+    assert large.variance_lower_bound == gpflow.likelihoods.Gaussian().variance_lower_bound
+    assert large.variance.numpy() == pytest.approx(0.1 * Y.var(), rel=1e-12)
+    assert "noise_floor=None (none: 10,001 training rows, above 10,000)" in caplog.text
+    for options in (dict(num_data=10_000), dict(num_data=10_001, pilot_noise_floor_rows=None)):
+        floor = gd.build_dspp(X, Y, num_inducing=10, **options).likelihood.variance_lower_bound
+        assert floor == pytest.approx(pilot, rel=1e-12)
+    given = gd.build_dspp(X, Y, num_data=10_001, num_inducing=10, noise_floor=0.5).likelihood
+    assert given.variance_lower_bound == 0.5
+    with pytest.raises(ValueError, match="pilot_noise_floor_rows"):
+        gd.build_dspp(X, Y, pilot_noise_floor_rows=0)
+
+
 def test_aep_likelihood_floor_bounds_the_noise_and_sets_its_start(caplog):
     """AEPDGP's default floor is a quarter of a pilot exact GP's noise and the start twice that
     (at least the public code's 0.01); ``.paper()`` is the public code's unbounded Gaussian at 0.01;
