@@ -215,6 +215,27 @@ def test_aep_default_floor_follows_the_table_and_is_gpflows_own_without_a_pilot(
     assert constant.variance_lower_bound == gpflow.likelihoods.Gaussian().variance_lower_bound
 
 
+def test_aep_pilot_floor_bounds_only_tables_of_up_to_its_row_count(caplog):
+    """``pilot_noise_floor_rows`` (10,000): X, Y as a sample of a larger training set (``num_data``)
+    get GPflow's own bound and the public code's start of 0.01, logged; at the limit, or with the
+    limit None, the pilot's quarter holds; a given floor holds at any size."""
+    rng = np.random.default_rng(4)
+    X, Y = rng.standard_normal((60, 2)), 10.0 * rng.standard_normal((60, 1))
+    quarter = 0.25 * pilot_noise_variance(X, Y, 0)
+    with caplog.at_level(logging.INFO, logger="gpflow_deep"):
+        large = gd.build_aep_dgp(X, Y, num_data=10_001, num_inducing=10).likelihood
+    assert large.variance_lower_bound == gpflow.likelihoods.Gaussian().variance_lower_bound
+    assert large.variance.numpy() == pytest.approx(0.01)
+    assert "likelihood_floor=None (none: 10,001 training rows, above 10,000)" in caplog.text
+    for options in (dict(num_data=10_000), dict(num_data=10_001, pilot_noise_floor_rows=None)):
+        floor = gd.build_aep_dgp(X, Y, num_inducing=10, **options).likelihood.variance_lower_bound
+        assert floor == pytest.approx(quarter, rel=1e-12)
+    given = gd.build_aep_dgp(X, Y, num_data=10_001, num_inducing=10, likelihood_floor=0.5).likelihood
+    assert given.variance_lower_bound == 0.5
+    with pytest.raises(ValueError, match="pilot_noise_floor_rows"):
+        gd.build_aep_dgp(X, Y, num_inducing=10, pilot_noise_floor_rows=-1)
+
+
 def test_aep_noise_collapses_without_a_floor_and_a_floor_holds_it():
     """The cause of AEPDGP's narrow intervals on boston (``docs/aep.md``): fitted through AEP's
     predictive log-likelihood, the default's unbounded noise falls by more than ten times in 200
