@@ -156,25 +156,32 @@ def test_dspp_default_floor_follows_the_table_and_falls_back_without_a_pilot(cap
     assert constant.variance_lower_bound == pytest.approx(0.05 * mean_column_variance(np.ones((80, 1))))
 
 
-def test_dspp_pilot_floor_bounds_only_tables_of_up_to_its_row_count(caplog):
+@pytest.mark.parametrize(
+    "builder, option, share, start",
+    [
+        ("build_dspp", "noise_floor", 1.0, lambda Y: 0.1 * Y.var()),
+        ("build_aep_dgp", "likelihood_floor", 0.25, lambda Y: 0.01),
+    ],
+)
+def test_the_pilot_floor_bounds_only_tables_of_up_to_its_row_count(caplog, builder, option, share, start):
     """``pilot_noise_floor_rows`` (10,000): X, Y as a sample of a larger training set (``num_data``)
-    get GPflow's own bound and the start of 10 % of the targets' variance, logged; at the limit, or
-    with the limit None, the pilot's floor holds; a given floor holds at any size."""
+    get GPflow's own bound and the default start without a floor (DSPP: 10 % of the targets'
+    variance; AEP: the public code's 0.01), logged; at the limit, or with the limit None, the
+    pilot's floor (its whole noise; a quarter) holds; a floor given as a number holds at any size."""
     rng = np.random.default_rng(3)
     X, Y = rng.standard_normal((60, 2)), 10.0 * rng.standard_normal((60, 1))
-    pilot = pilot_noise_variance(X, Y, 0)
+    build = getattr(gd, builder)
     with caplog.at_level(logging.INFO, logger="gpflow_deep"):
-        large = gd.build_dspp(X, Y, num_data=10_001, num_inducing=10).likelihood
+        large = build(X, Y, num_data=10_001, num_inducing=10).likelihood
     assert large.variance_lower_bound == gpflow.likelihoods.Gaussian().variance_lower_bound
-    assert large.variance.numpy() == pytest.approx(0.1 * Y.var(), rel=1e-12)
-    assert "noise_floor=None (none: 10,001 training rows, above 10,000)" in caplog.text
+    assert large.variance.numpy() == pytest.approx(start(Y), rel=1e-12)
+    assert f"{option}=None (none: 10,001 training rows, above 10,000)" in caplog.text
     for options in (dict(num_data=10_000), dict(num_data=10_001, pilot_noise_floor_rows=None)):
-        floor = gd.build_dspp(X, Y, num_inducing=10, **options).likelihood.variance_lower_bound
-        assert floor == pytest.approx(pilot, rel=1e-12)
-    given = gd.build_dspp(X, Y, num_data=10_001, num_inducing=10, noise_floor=0.5).likelihood
-    assert given.variance_lower_bound == 0.5
+        floor = build(X, Y, num_inducing=10, **options).likelihood.variance_lower_bound
+        assert floor == pytest.approx(share * pilot_noise_variance(X, Y, 0), rel=1e-12)
+    assert build(X, Y, num_data=10_001, num_inducing=10, **{option: 0.5}).likelihood.variance_lower_bound == 0.5
     with pytest.raises(ValueError, match="pilot_noise_floor_rows"):
-        gd.build_dspp(X, Y, pilot_noise_floor_rows=0)
+        build(X, Y, num_inducing=10, pilot_noise_floor_rows=0)
 
 
 def test_aep_likelihood_floor_bounds_the_noise_and_sets_its_start(caplog):
@@ -213,27 +220,6 @@ def test_aep_default_floor_follows_the_table_and_is_gpflows_own_without_a_pilot(
     assert quiet.variance_lower_bound < 1e-3 and quiet.variance.numpy() == pytest.approx(0.01)
     constant = gd.build_aep_dgp(X, np.ones((80, 1)), num_inducing=10).likelihood
     assert constant.variance_lower_bound == gpflow.likelihoods.Gaussian().variance_lower_bound
-
-
-def test_aep_pilot_floor_bounds_only_tables_of_up_to_its_row_count(caplog):
-    """``pilot_noise_floor_rows`` (10,000): X, Y as a sample of a larger training set (``num_data``)
-    get GPflow's own bound and the public code's start of 0.01, logged; at the limit, or with the
-    limit None, the pilot's quarter holds; a given floor holds at any size."""
-    rng = np.random.default_rng(4)
-    X, Y = rng.standard_normal((60, 2)), 10.0 * rng.standard_normal((60, 1))
-    quarter = 0.25 * pilot_noise_variance(X, Y, 0)
-    with caplog.at_level(logging.INFO, logger="gpflow_deep"):
-        large = gd.build_aep_dgp(X, Y, num_data=10_001, num_inducing=10).likelihood
-    assert large.variance_lower_bound == gpflow.likelihoods.Gaussian().variance_lower_bound
-    assert large.variance.numpy() == pytest.approx(0.01)
-    assert "likelihood_floor=None (none: 10,001 training rows, above 10,000)" in caplog.text
-    for options in (dict(num_data=10_000), dict(num_data=10_001, pilot_noise_floor_rows=None)):
-        floor = gd.build_aep_dgp(X, Y, num_inducing=10, **options).likelihood.variance_lower_bound
-        assert floor == pytest.approx(quarter, rel=1e-12)
-    given = gd.build_aep_dgp(X, Y, num_data=10_001, num_inducing=10, likelihood_floor=0.5).likelihood
-    assert given.variance_lower_bound == 0.5
-    with pytest.raises(ValueError, match="pilot_noise_floor_rows"):
-        gd.build_aep_dgp(X, Y, num_inducing=10, pilot_noise_floor_rows=-1)
 
 
 def test_aep_noise_collapses_without_a_floor_and_a_floor_holds_it():
