@@ -1,6 +1,7 @@
 """``build_aep_dgp``: an approximate-EP deep GP with the public code's setup, from data."""
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Optional
 
 import numpy as np
@@ -86,11 +87,7 @@ def build_aep_dgp(
     config = configure(BUILDER, AEPDGPConfig, config, overrides, None)
     if not 0 < config.inner_posterior_std < 1:
         raise ValueError(f"inner_posterior_std must lie in (0, 1) (the prior's), got {config.inner_posterior_std!r}")
-
-    def default_likelihood(X, Y):
-        return _gaussian(config, X, Y, seed, num_data or len(X))
-
-    data = prepare_data(X, Y, num_layers, likelihood, default_likelihood, num_data)
+    data = prepare_data(X, Y, num_layers, likelihood, partial(_gaussian, config, seed), num_data)
     bounds = (PUBLIC_CODE_NUM_INDUCING, PUBLIC_CODE_NUM_INDUCING)
     plans = plan_from_data(BUILDER, data, config, seed, trainable_means=False, bounds=bounds)
     kernel_factory = config.kernels()
@@ -119,7 +116,7 @@ def build_aep_dgp(
     )
 
 
-def _gaussian(config: AEPDGPConfig, X: np.ndarray, Y: np.ndarray, seed: int, num_data: int) -> Gaussian:
+def _gaussian(config: AEPDGPConfig, seed: int, X: np.ndarray, Y: np.ndarray, num_data: int) -> Gaussian:
     """The default likelihood for X ``[n, D]``, Y ``[n, P]``, a sample of ``num_data`` training rows:
     a Gaussian of the config's initial variance and floor."""
     floor = config.likelihood_floor

@@ -67,7 +67,7 @@ def build_deep_gp(
         Y,
         num_layers,
         likelihood,
-        lambda X, Y: gaussian_likelihood(BUILDER, config.noise_variance, Y, X, seed),
+        lambda X, Y, _: gaussian_likelihood(BUILDER, config.noise_variance, Y, X, seed),
         num_data,
     )
     bounds = (PAPER_NUM_INDUCING, PAPER_NUM_INDUCING)

@@ -1,6 +1,7 @@
 """``build_dspp``: a deep sigma point process from data, with safe defaults or the paper's setup."""
 
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Optional
 
 import gpflow
@@ -142,11 +143,7 @@ def build_dspp(
     S = check_positive_int("num_sigma_points", config.num_sigma_points)
     check_choice("sigma_point_initialisation", config.sigma_point_initialisation, SIGMA_POINT_INITIALISATIONS)
     data_term = _data_term(config.expected_log_likelihood_weight)
-
-    def default_likelihood(X, Y):
-        return _default_likelihood(config, X, Y, seed, num_data or len(X))
-
-    data = prepare_data(X, Y, num_layers, likelihood, default_likelihood, num_data)
+    data = prepare_data(X, Y, num_layers, likelihood, partial(_default_likelihood, config, seed), num_data)
     config = replace(config, hidden_width=hidden_width(BUILDER, config.hidden_width, data.X.shape[1]))
     bounds = (config.min_num_inducing, config.max_num_inducing)
     plans = plan_from_data(
@@ -209,7 +206,7 @@ def _target_columns(data: BuilderData) -> np.ndarray:
     return data.Y
 
 
-def _default_likelihood(config: DSPPConfig, X: np.ndarray, Y: np.ndarray, seed: int, num_data: int) -> Likelihood:
+def _default_likelihood(config: DSPPConfig, seed: int, X: np.ndarray, Y: np.ndarray, num_data: int) -> Likelihood:
     """A Gaussian (one column of Y) or a ``LinearMixingGaussian`` (P > 1) of the config's noise
     start and floor for X ``[n, D]``, Y ``[n, P]``, a sample of ``num_data`` training rows, the None
     ones decided from the data and logged."""

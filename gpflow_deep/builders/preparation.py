@@ -39,19 +39,19 @@ def prepare_data(
     Y,
     num_layers: int,
     likelihood: Optional[Likelihood],
-    default_likelihood: Callable[[np.ndarray, np.ndarray], Likelihood],
+    default_likelihood: Callable[[np.ndarray, np.ndarray, int], Likelihood],
     num_data: Optional[int],
 ) -> BuilderData:
     """X ``[n, D]`` and Y ``[n, P]`` checked as GPflow's float, N = ``num_data`` (n if None, else at
     least n: X, Y are then a sample of a larger training set), ``likelihood`` or
-    ``default_likelihood(X, Y)``, and Y checked against it."""
+    ``default_likelihood(X, Y, N)``, and Y checked against it."""
     num_layers = check_positive_int("num_layers", num_layers)
     X, Y = training_arrays(X, Y)
     if num_data is None:
         num_data = len(X)
     elif check_positive_int("num_data", num_data) < len(X):
         raise ValueError(f"num_data={num_data} is fewer than the {len(X)} rows given")
-    likelihood = likelihood if likelihood is not None else default_likelihood(X, Y)
+    likelihood = likelihood if likelihood is not None else default_likelihood(X, Y, num_data)
     output_dim = getattr(likelihood, "latent_dim", None) or Y.shape[1]
     check_targets("Y", Y, likelihood, output_dim)
     return BuilderData(X, Y, int(num_data), likelihood, output_dim, num_layers)

@@ -169,12 +169,12 @@ def build_random_feature_dgp(
     if df is not None and not df > 2:
         raise ValueError(f"student_t_df must be above 2 (the Student-t's variance is finite there), got {df}")
 
-    def default_likelihood(X, Y):
-        """The Gaussian, or the Student-t of ``student_t_df``; with noise_from_evidence its variance
-        is chosen with the last layer's start."""
+    def default_likelihood(X, Y, N):
+        """The Gaussian, or the Student-t of ``student_t_df``, for a sample X, Y of N training rows;
+        with noise_from_evidence its variance is chosen with the last layer's start."""
         variance, floor = config.noise_variance, None
         if variance is None and config.pilot_noise_fraction is not None and not choose_noise:
-            variance, floor = _noise_start_and_floor(X, Y, config, seed, num_data or len(X))
+            variance, floor = _noise_start_and_floor(X, Y, config, seed, N)
         gaussian = gpflow.likelihoods.Gaussian() if choose_noise else gaussian_likelihood(BUILDER, variance, Y)
         if df is None:
             return gaussian if floor is None else Gaussian(variance=variance, variance_lower_bound=floor)

@@ -138,7 +138,7 @@ def build_sod_dgp(
     config = configure(BUILDER, SoDDGPConfig, config, overrides, SETUP_ALIAS)
     check_choice("hidden_mean", config.hidden_mean, HIDDEN_MEANS)
     data = prepare_data(
-        X, Y, num_layers, likelihood, lambda X, Y: gaussian_likelihood(BUILDER, config.noise_variance, Y), num_data
+        X, Y, num_layers, likelihood, lambda X, Y, _: gaussian_likelihood(BUILDER, config.noise_variance, Y), num_data
     )
     indices = select_subset(data.X, _subset_size(config, data), config.subset, seed)
     M, D = len(indices), data.X.shape[1]
