@@ -66,6 +66,9 @@ DEFAULTS_CHANGES: Dict[str, Tuple[DefaultsChange, ...]] = {
         # without the floor, tried on 2026-12-01) are labelled by the one they lack
         DefaultsChange("2026-12-01 14:57:00", ("pilot_noise_floor",), "the noise unbounded"),
         DefaultsChange("2026-12-01 14:57:00", ("anneal",), "a constant Adam step"),
+        DefaultsChange(
+            "2026-12-01 23:37:00", ("lengthscales_per_block",), "the lengthscales sqrt(D_in) over a layer's inputs"
+        ),
     ),
 }
 

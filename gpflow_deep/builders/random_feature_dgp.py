@@ -50,10 +50,17 @@ class RandomFeatureDGPConfig(Presets):
         exceeds ``feed_forward_above``.
     :ivar feed_forward_above: the depth beyond which X is fed forward when ``feed_forward`` is
         None (1: always with hidden layers; the paper's 3: beyond two hidden layers).
-    :ivar scale_to_data: lengthscales sqrt(D_in) × each input column's standard deviation (the
-        paper's sqrt(D_in) on standardised data) and, with a Gaussian likelihood, the last
-        kernel's σ² = var(Y); False: σ² = 1 and ℓ = sqrt(D_in) per layer (the arc-cosine
-        kernel's weight and bias variances 1/D_in).
+    :ivar scale_to_data: lengthscales in units of each input column's standard deviation where the
+        inputs are X (the paper's units are those of standardised data) and, with a Gaussian
+        likelihood, the last kernel's σ² = var(Y); False: σ² = 1 per layer and ℓ in the inputs'
+        own units (the arc-cosine kernel's weight and bias variances 1/D_in).
+    :ivar lengthscales_per_block: the squared-exponential lengthscales sqrt(w) (× the scale above),
+        w the width of the column's block: the layer below's outputs, or X fed forward, so that the
+        last layer's kernel over X starts at the first layer's lengthscale; False: sqrt(D_in) over
+        all of a layer's inputs (the paper's, where nothing is fed forward; the default until
+        2026-12-01). The paper's Ω barely moves its lengthscales, and with sqrt(D_in) the fed-forward
+        X's kernel started sqrt(2) smoother than the first layer's on boston: per block scored
+        +0.0XX on fresh boston splits (``docs/random_features.md``).
     :ivar hidden_w_std: the hidden layers' initial q(W) standard deviation (0.01: they start near
         zero and the fed-forward X carries the data; the paper's 1, the prior).
     :ivar last_layer_at_posterior: with a Gaussian likelihood, start the last layer's q(W) at the
@@ -115,6 +122,7 @@ class RandomFeatureDGPConfig(Presets):
     feed_forward: Optional[bool] = None
     feed_forward_above: int = 1
     scale_to_data: bool = True
+    lengthscales_per_block: bool = True
     hidden_w_std: float = 0.01
     last_layer_at_posterior: bool = True
     noise_variance: Optional[float] = None
@@ -137,6 +145,7 @@ class RandomFeatureDGPConfig(Presets):
             hidden_width=PAPER_HIDDEN_WIDTH,
             feed_forward_above=3,
             scale_to_data=False,
+            lengthscales_per_block=False,
             hidden_w_std=1.0,
             last_layer_at_posterior=False,
             noise_variance=float(np.exp(-2.0)),
@@ -236,21 +245,23 @@ def _propagation(config: RandomFeatureDGPConfig, data: BuilderData) -> Tuple[boo
 
 
 def _kernel(config: RandomFeatureDGPConfig, data: BuilderData, index: int, input_dim: int, fed: int) -> Kernel:
-    """Layer ``index``'s kernel over its ``input_dim`` inputs and ``fed`` fed-forward ones: ℓ =
-    sqrt(D_in) · scale per input column, the arc-cosine weight and bias variances 1/(D_in ·
-    scale²) and 1/D_in (the paper's code: σ² = 1, ℓ = sqrt(D_in) on standardised data); with
-    ``scale_to_data`` the scales are the data's standard deviations where the inputs are X and
-    the last kernel's σ² is var(Y) under a Gaussian likelihood."""
-    scales, variance = np.ones(input_dim + fed), 1.0
+    """Layer ``index``'s kernel over its ``input_dim`` inputs and ``fed`` fed-forward ones, D_in in
+    all: ℓ = sqrt(w) · scale per input column, w = D_in or with ``lengthscales_per_block`` the
+    width of the column's block (``input_dim`` or ``fed``); the arc-cosine weight and bias
+    variances 1/(D_in · scale²) and 1/D_in (the paper's code: σ² = 1, ℓ = sqrt(D_in) on
+    standardised data). With ``scale_to_data`` the scales are the data's standard deviations where
+    the inputs are X, and the last kernel's σ² is var(Y) under a Gaussian likelihood."""
+    width = input_dim + fed
+    scales, variance = np.ones(width), 1.0
     if config.scale_to_data:
         x_scale = _column_scales(data.X)
         below = x_scale if index == 0 else np.ones(input_dim)
         scales = np.concatenate([below, x_scale if fed else np.zeros(0)])
         if index == data.num_layers - 1 and has_additive_noise(data.likelihood):
             variance = mean_column_variance(data.Y)
-    width = len(scales)
     if config.kernel == "rbf":
-        return gpflow.kernels.SquaredExponential(variance=variance, lengthscales=np.sqrt(width) * scales)
+        widths = np.repeat([input_dim, fed], [input_dim, fed]) if config.lengthscales_per_block else width
+        return gpflow.kernels.SquaredExponential(variance=variance, lengthscales=np.sqrt(widths) * scales)
     return gpflow.kernels.ArcCosine(
         config.arccos_order, variance=variance, weight_variances=1.0 / (width * scales**2), bias_variance=1.0 / width
     )

@@ -67,8 +67,9 @@ DEFAULTS_CHANGED_SINCE = {
     "sod_dgp_large": dict(num_samples=10),  # SoD's T: the paper's 10, then 1 (docs/sod.md)
     "deep_gp": dict(noise_variance=0.01),  # DeepGP's noise start: the paper's 0.01, then a pilot GP's
     "aep_dgp": dict(likelihood_floor=0.0),  # AEP's floor: none (the public code's), then a pilot GP's quarter
-    # random features' likelihood: Gaussian, then Student-t; their noise: unbounded, then floored at 0.8 of a pilot's
-    "random_feature_dgp": dict(student_t_df=None, pilot_noise_floor=None),
+    # random features' likelihood: Gaussian, then Student-t; their noise: unbounded, then floored at 0.8 of a pilot's;
+    # their lengthscales: sqrt(D_in) over a layer's inputs, then sqrt(width) per block of them
+    "random_feature_dgp": dict(student_t_df=None, pilot_noise_floor=None, lengthscales_per_block=False),
 }
 # DSPP's floor: 5% of the targets' variance, then a pilot GP's noise; its hidden means: learned, then held
 DEFAULTS_CHANGED_SINCE["dspp"] = DEFAULTS_CHANGED_SINCE["dspp_explicit"] = dict(

@@ -39,3 +39,23 @@ def test_the_last_layer_starts_at_the_mean_field_posterior_on_the_hidden_layers_
     np.testing.assert_allclose(last.w_mean.numpy(), np.linalg.solve(precision, Phi.T @ Y / noise), rtol=1e-8)
     np.testing.assert_allclose(last.w_std.numpy()[:, 0], 1.0 / np.sqrt(np.diag(precision)), rtol=1e-8)
     assert isinstance(model.likelihood, likelihood)
+
+
+@pytest.mark.parametrize("setup, per_block", [("data", None), ("data", False), ("paper", None)])
+def test_each_block_of_a_layers_inputs_starts_at_the_lengthscale_of_its_own_width(setup, per_block):
+    """By default the hidden outputs (width 3) at sqrt(3) and the fed-forward X (D = 5) at the first
+    layer's sqrt(5), in units of X's columns' standard deviations; without blocks, and in the
+    paper's setup (unit scales), sqrt(D_in) = sqrt(8) over all of a layer's inputs."""
+    rng = np.random.default_rng(2)
+    X, Y = rng.standard_normal((40, 5)) * [1.0, 2.0, 3.0, 4.0, 5.0], rng.standard_normal((40, 1))
+    options = {} if per_block is None else dict(lengthscales_per_block=per_block)
+    model = build_random_feature_dgp(
+        X, Y, num_layers=3, num_features=8, setup=setup, feed_forward=True, hidden_width=3, **options
+    )
+    first, hidden, last = (layer.kernel.lengthscales.numpy() for layer in model.layers)
+    std = np.std(X, axis=0) if setup == "data" else np.ones(5)
+    np.testing.assert_allclose(first, np.sqrt(5) * std, rtol=1e-10)
+    per_block = per_block is None and setup == "data"
+    blocks = np.r_[np.full(3, np.sqrt(3)), np.full(5, np.sqrt(5))] if per_block else np.sqrt(8)
+    for lengthscales in (hidden, last):
+        np.testing.assert_allclose(lengthscales, blocks * np.r_[np.ones(3), std], rtol=1e-10)
